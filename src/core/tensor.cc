@@ -75,6 +75,14 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::bitcast(DType dtype) const {
+  if (dtype_size(dtype) != dtype_size(dtype_) || dtype == DType::String || dtype_ == DType::String)
+    fail("cannot reinterpret {} as {}", dtype_name(dtype_), dtype_name(dtype));
+  Tensor t = *this;
+  t.dtype_ = dtype;
+  return t;
+}
+
 Tensor Tensor::clone() const {
   Tensor t(dtype_, shape_);
   if (dtype_ == DType::String) {

@@ -61,6 +61,8 @@ class Tensor {
 
   // Same storage, new shape (element count must match).
   Tensor reshaped(Shape shape) const;
+  // Same storage and shape read as another dtype of the same element size (bit reinterpretation).
+  Tensor bitcast(DType dtype) const;
   // Deep copy.
   Tensor clone() const;
   // Element i converted to double / int64 (any numeric dtype); for attributes, indices, tests.

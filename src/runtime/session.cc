@@ -1,0 +1,273 @@
+#include "runtime/session.h"
+
+#include <set>
+#include <unordered_map>
+
+namespace ms {
+
+// Per graph: the op definition of each node, and the values each node releases when it is done.
+struct Session::GraphPlan {
+  std::vector<const OpDef*> defs;
+  std::vector<std::vector<std::string>> release_after;  // per node: local names whose last use it was
+};
+
+namespace {
+
+// Names a graph reads from its enclosing scopes (used by a node that owns it as a subgraph).
+void collect_free_names(const Graph& g, std::set<std::string>& out) {
+  std::set<std::string> local;
+  for (const auto& v : g.inputs) local.insert(v.name);
+  for (const auto& [n, t] : g.initializers) local.insert(n);
+  for (const auto& node : g.nodes) {
+    for (const auto& in : node.inputs)
+      if (!in.empty() && !local.count(in)) out.insert(in);
+    for (const auto& [k, a] : node.attrs) {
+      std::set<std::string> inner;
+      if (a.g) collect_free_names(*a.g, inner);
+      for (const auto& sg : a.graphs) collect_free_names(*sg, inner);
+      for (const auto& n : inner)
+        if (!local.count(n)) out.insert(n);
+    }
+    for (const auto& o : node.outputs) local.insert(o);
+  }
+  for (const auto& o : g.outputs)
+    if (!local.count(o.name)) out.insert(o.name);
+}
+
+std::vector<std::string> node_reads(const Node& node) {
+  std::set<std::string> names;
+  for (const auto& in : node.inputs)
+    if (!in.empty()) names.insert(in);
+  for (const auto& [k, a] : node.attrs) {
+    if (a.g) collect_free_names(*a.g, names);
+    for (const auto& sg : a.graphs) collect_free_names(*sg, names);
+  }
+  return {names.begin(), names.end()};
+}
+
+struct UnknownOps {
+  std::map<std::string, std::vector<std::string>> by_type;  // op -> node names
+};
+
+void find_unknown_ops(const Graph& g, UnknownOps& u) {
+  const auto& reg = OpRegistry::global();
+  for (const auto& n : g.nodes) {
+    if (!reg.find(n.domain, n.op_type)) {
+      std::string type = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
+      u.by_type[type].push_back(n.name.empty() ? "#" + (n.outputs.empty() ? std::string("?") : n.outputs[0]) : n.name);
+    }
+    for (const auto& [k, a] : n.attrs) {
+      if (a.g) find_unknown_ops(*a.g, u);
+      for (const auto& sg : a.graphs) find_unknown_ops(*sg, u);
+    }
+  }
+}
+
+// A chain of scopes: a subgraph sees its own values first, then its parents'.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent) : parent_(parent) {}
+  const Value* find(const std::string& n) const {
+    for (const Scope* s = this; s; s = s->parent_) {
+      auto it = s->values_.find(n);
+      if (it != s->values_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+  void set(const std::string& n, Value v) { values_[n] = std::move(v); }
+  void erase(const std::string& n) { values_.erase(n); }
+
+ private:
+  const Scope* parent_;
+  std::unordered_map<std::string, Value> values_;
+};
+
+}  // namespace
+
+void check_input_value(const ValueInfo& info, const Value& v) {
+  const TypeInfo& t = info.type;
+  if (t.kind != TypeInfo::Kind::Tensor) return;
+  if (!v.is_tensor()) fail("input '{}' expects a tensor {}", info.name, t.str());
+  const Tensor& x = v.tensor;
+  if (t.dtype != DType::Undefined && x.dtype() != t.dtype)
+    fail("input '{}' expects dtype {} but the data is {} (shape {})", info.name, dtype_name(t.dtype),
+         dtype_name(x.dtype()), shape_str(x.shape()));
+  if (!t.shape) return;
+  bool ok = t.shape->size() == x.shape().size();
+  for (size_t i = 0; ok && i < t.shape->size(); ++i)
+    if ((*t.shape)[i].is_static() && (*t.shape)[i].value != x.shape()[i]) ok = false;
+  if (!ok) fail("input '{}' expects shape {} but the data has shape {}", info.name, t.str(), shape_str(x.shape()));
+}
+
+namespace {
+
+class Executor : public SubgraphRunner {
+ public:
+  Executor(const Session& s, const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset,
+           const Scope* scope)
+      : session_(s), plans_(plans), opset_(opset), scope_(scope) {}
+
+  std::vector<Value> run(const Graph& body, const std::vector<Value>& inputs) const override {
+    return execute(body, inputs, scope_);
+  }
+
+  std::vector<Value> execute(const Graph& g, const std::vector<Value>& inputs, const Scope* parent) const {
+    auto it = plans_.find(&g);
+    if (it == plans_.end()) fail("internal: graph '{}' has no execution plan", g.name);
+    const Session::GraphPlan& plan = *it->second;
+    Scope scope(parent);
+    for (const auto& [name, t] : g.initializers) scope.set(name, Value(t));
+    if (inputs.size() > g.inputs.size())
+      fail("graph '{}' takes {} inputs but {} were given", g.name, g.inputs.size(), inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
+    Executor child(session_, plans_, opset_, &scope);
+    for (size_t k = 0; k < g.nodes.size(); ++k) {
+      const Node& node = g.nodes[k];
+      const OpDef* def = plan.defs[k];
+      std::vector<const Value*> in;
+      in.reserve(node.inputs.size());
+      for (const auto& name : node.inputs) {
+        if (name.empty()) {
+          in.push_back(nullptr);
+          continue;
+        }
+        const Value* v = scope.find(name);
+        if (!v) fail("{}: input '{}' has no value (not produced by any earlier node, input or initializer)",
+                     node.label(), name);
+        in.push_back(v);
+      }
+      KernelContext ctx(node, *def, opset_, std::move(in), &child);
+      try {
+        def->kernel(ctx);
+      } catch (const Error&) {
+        throw;
+      } catch (const std::exception& e) {
+        fail("{}: {}", node.label(), e.what());
+      }
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (node.outputs[o].empty()) continue;
+        Value& v = ctx.outputs()[o];
+        if (v.is_tensor() && !v.tensor.defined())
+          fail("internal: {} did not produce output {} ('{}')", node.label(), o, node.outputs[o]);
+        scope.set(node.outputs[o], std::move(v));
+      }
+      for (const auto& n : plan.release_after[k]) scope.erase(n);
+    }
+    std::vector<Value> outs;
+    for (const auto& o : g.outputs) {
+      const Value* v = scope.find(o.name);
+      if (!v) fail("graph '{}' output '{}' was never produced", g.name, o.name);
+      outs.push_back(*v);
+    }
+    return outs;
+  }
+
+ private:
+  const Session& session_;
+  const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans_;
+  int opset_;
+  const Scope* scope_;
+};
+
+}  // namespace
+
+namespace {
+
+// Validates a graph (references resolved in order, schema arity) and builds its plan.
+void plan_graph(const Graph& g, const std::set<std::string>& outer,
+                std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, const std::string& file) {
+  const auto& reg = OpRegistry::global();
+  auto plan = std::make_unique<Session::GraphPlan>();
+  std::set<std::string> visible = outer;
+  std::set<std::string> local;
+  for (const auto& v : g.inputs) visible.insert(v.name), local.insert(v.name);
+  for (const auto& [n, t] : g.initializers) visible.insert(n), local.insert(n);
+  std::map<std::string, size_t> last_use;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& node = g.nodes[k];
+    const OpDef* def = reg.find(node.domain, node.op_type);
+    plan->defs.push_back(def);
+    int nin = static_cast<int>(node.inputs.size());
+    int nout = static_cast<int>(node.outputs.size());
+    if (nin < def->min_inputs || (def->max_inputs >= 0 && nin > def->max_inputs))
+      fail("{}: {} has {} inputs, expected {}..{}", file, node.label(), nin, def->min_inputs,
+           def->max_inputs < 0 ? std::string("n") : std::to_string(def->max_inputs));
+    if (nout < 1 || (def->max_outputs >= 0 && nout > def->max_outputs))
+      fail("{}: {} has {} outputs, expected {}..{}", file, node.label(), nout, def->min_outputs,
+           def->max_outputs < 0 ? std::string("n") : std::to_string(def->max_outputs));
+    for (const auto& [key, a] : node.attrs) {
+      if (a.g) plan_graph(*a.g, visible, plans, file);
+      for (const auto& sg : a.graphs) plan_graph(*sg, visible, plans, file);
+    }
+    for (const auto& name : node_reads(node)) {
+      if (!visible.count(name))
+        fail("{}: {} reads '{}', which no earlier node, graph input or initializer produces", file, node.label(),
+             name);
+      if (local.count(name)) last_use[name] = k;
+    }
+    for (const auto& o : node.outputs)
+      if (!o.empty()) visible.insert(o), local.insert(o), last_use[o] = k;
+  }
+  for (const auto& o : g.outputs) {
+    if (!visible.count(o.name)) fail("{}: graph '{}' output '{}' is never produced", file, g.name, o.name);
+    last_use.erase(o.name);  // graph outputs live to the end
+  }
+  plan->release_after.resize(g.nodes.size());
+  for (const auto& [name, k] : last_use)
+    if (!g.initializers.count(name)) plan->release_after[k].push_back(name);
+  plans[&g] = std::move(plan);
+}
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : model_(std::move(model)), opts_(opts) {
+  const std::string file = model_->source_path.empty() ? "model" : model_->source_path;
+  UnknownOps unknown;
+  find_unknown_ops(model_->graph, unknown);
+  if (!unknown.by_type.empty()) {
+    std::string list;
+    for (const auto& [type, nodes] : unknown.by_type) {
+      list += (list.empty() ? "" : "; ") + type + " (node";
+      list += nodes.size() > 1 ? "s " : " ";
+      for (size_t i = 0; i < nodes.size() && i < 5; ++i) list += (i ? ", " : "") + nodes[i];
+      if (nodes.size() > 5) list += fmt::format(", ... {} in all", nodes.size());
+      list += ")";
+    }
+    fail_unsupported("{}: unsupported operators: {}", file, list);
+  }
+  if (model_->graph.outputs.empty()) fail("{}: graph has no outputs", file);
+  plan_graph(model_->graph, {}, plans_, file);
+}
+
+Session::~Session() = default;
+
+bool Session::input_has_default(size_t i) const { return model_->graph.initializers.count(inputs()[i].name) > 0; }
+
+std::vector<Value> Session::run(const std::vector<Value>& feeds) const {
+  const Graph& g = model_->graph;
+  if (feeds.size() > g.inputs.size())
+    fail("the model has {} inputs but {} values were given", g.inputs.size(), feeds.size());
+  for (size_t i = feeds.size(); i < g.inputs.size(); ++i)
+    if (!input_has_default(i))
+      fail("input '{}' ({}) was not given: the model needs {} inputs, {} were given", g.inputs[i].name,
+           g.inputs[i].type.str(), g.inputs.size(), feeds.size());
+  if (opts_.check_input_types)
+    for (size_t i = 0; i < feeds.size(); ++i) check_input_value(g.inputs[i], feeds[i]);
+  Executor exec(*this, plans_, static_cast<int>(model_->opset("")), nullptr);
+  return exec.execute(g, feeds, nullptr);
+}
+
+std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) const {
+  std::vector<Value> ordered;
+  const Graph& g = model_->graph;
+  for (const auto& [name, v] : feeds)
+    if (!g.find_input(name)) fail("the model has no input named '{}'", name);
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    auto it = feeds.find(g.inputs[i].name);
+    if (it == feeds.end()) break;
+    ordered.push_back(it->second);
+  }
+  return run(ordered);
+}
+
+}  // namespace ms

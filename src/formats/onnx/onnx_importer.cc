@@ -1,0 +1,147 @@
+#include "formats/onnx/onnx_importer.h"
+
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "formats/onnx/onnx_tensor.h"
+
+namespace ms::onnx_format {
+
+namespace {
+
+struct ImportCtx {
+  std::string file;
+  std::string base_dir;
+};
+
+Graph import_graph(const onnx::GraphProto& g, const ImportCtx& ctx);
+
+Attribute import_attr(const onnx::AttributeProto& a, const Node& node, const ImportCtx& ctx) {
+  std::string what = ctx.file + ": " + node.label() + " attribute '" + a.name() + "'";
+  Attribute r;
+  switch (a.type()) {
+    case onnx::AttributeProto::FLOAT: return Attribute::of_float(a.f());
+    case onnx::AttributeProto::INT: return Attribute::of_int(a.i());
+    case onnx::AttributeProto::STRING: return Attribute::of_string(a.s());
+    case onnx::AttributeProto::TENSOR: return Attribute::of_tensor(tensor_from_proto(a.t(), ctx.base_dir, what));
+    case onnx::AttributeProto::GRAPH: return Attribute::of_graph(std::make_shared<Graph>(import_graph(a.g(), ctx)));
+    case onnx::AttributeProto::FLOATS: return Attribute::of_floats({a.floats().begin(), a.floats().end()});
+    case onnx::AttributeProto::INTS: return Attribute::of_ints({a.ints().begin(), a.ints().end()});
+    case onnx::AttributeProto::STRINGS: return Attribute::of_strings({a.strings().begin(), a.strings().end()});
+    case onnx::AttributeProto::TENSORS:
+      r.type = AttrType::Tensors;
+      for (const auto& t : a.tensors()) r.tensors.push_back(tensor_from_proto(t, ctx.base_dir, what));
+      return r;
+    case onnx::AttributeProto::GRAPHS:
+      r.type = AttrType::Graphs;
+      for (const auto& g : a.graphs()) r.graphs.push_back(std::make_shared<Graph>(import_graph(g, ctx)));
+      return r;
+    case onnx::AttributeProto::TYPE_PROTO:
+      fail_unsupported("{}: type_proto attributes are not supported", what);
+    default:
+      fail("{}: attribute has no valid type ({})", what, static_cast<int>(a.type()));
+  }
+}
+
+ValueInfo import_value_info(const onnx::ValueInfoProto& v) { return {v.name(), type_from_proto(v.type())}; }
+
+Graph import_graph(const onnx::GraphProto& g, const ImportCtx& ctx) {
+  Graph out;
+  out.name = g.name();
+  out.doc = g.doc_string();
+  for (const auto& t : g.initializer()) {
+    if (t.name().empty()) fail("{}: an initializer of graph '{}' has no name", ctx.file, g.name());
+    out.initializers[t.name()] = tensor_from_proto(t, ctx.base_dir, ctx.file + ": initializer '" + t.name() + "'");
+  }
+  for (const auto& t : g.sparse_initializer())
+    fail_unsupported("{}: sparse initializer '{}' is not supported", ctx.file, t.values().name());
+  for (const auto& v : g.input()) out.inputs.push_back(import_value_info(v));
+  for (const auto& v : g.output()) out.outputs.push_back(import_value_info(v));
+  for (const auto& v : g.value_info()) out.value_info.push_back(import_value_info(v));
+  out.nodes.reserve(g.node_size());
+  for (const auto& n : g.node()) {
+    Node node;
+    node.name = n.name();
+    node.op_type = n.op_type();
+    node.domain = n.domain() == "ai.onnx" ? "" : n.domain();
+    node.doc = n.doc_string();
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    for (const auto& a : n.attribute()) {
+      if (!a.ref_attr_name().empty())
+        fail_unsupported("{}: {} uses a function attribute reference", ctx.file, node.label());
+      node.attrs[a.name()] = import_attr(a, node, ctx);
+    }
+    out.nodes.push_back(std::move(node));
+  }
+  return out;
+}
+
+// Upgrades the model to the canonical opset in place when ONNX's converter can; returns false and
+// leaves the model untouched otherwise.
+bool upgrade_opset(onnx::ModelProto& m) {
+  int64_t version = 0;
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") version = o.version();
+  if (version == 0 || version >= kCanonicalOpset) return false;
+  for (const auto& o : m.opset_import())
+    if (!o.domain().empty() && o.domain() != "ai.onnx") return false;  // converter knows only ai.onnx
+  if (m.functions_size() > 0) return false;
+  try {
+    onnx::ModelProto inferred = m;
+    try {
+      onnx::shape_inference::InferShapes(inferred);
+    } catch (const std::exception&) {
+      inferred = m;
+    }
+    onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(inferred, static_cast<int>(kCanonicalOpset));
+    // The converter keeps the value_info it was given; drop what shape inference added so that the
+    // imported graph carries only what the file declared.
+    converted.mutable_graph()->mutable_value_info()->CopyFrom(m.graph().value_info());
+    m = std::move(converted);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+Model import_onnx_bytes(const std::string& bytes, const std::string& source_path, const ImportOptions& opts) {
+  onnx::ModelProto proto;
+  if (bytes.empty()) fail("{}: file is empty, not an ONNX model", source_path);
+  if (!proto.ParseFromString(bytes))
+    fail("{}: not a valid ONNX model (protobuf parse failed; the file is truncated or not ONNX)", source_path);
+  if (!proto.has_graph()) fail("{}: ONNX model has no graph", source_path);
+  if (opts.upgrade_opset) upgrade_opset(proto);
+
+  ImportCtx ctx{source_path, std::filesystem::path(source_path).parent_path().string()};
+  if (ctx.base_dir.empty()) ctx.base_dir = ".";
+  Model model;
+  model.source_path = source_path;
+  model.ir_version = proto.ir_version();
+  model.producer_name = proto.producer_name();
+  model.producer_version = proto.producer_version();
+  model.domain = proto.domain();
+  model.model_version = proto.model_version();
+  model.doc = proto.doc_string();
+  for (const auto& o : proto.opset_import())
+    model.opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+  for (const auto& kv : proto.metadata_props()) model.metadata[kv.key()] = kv.value();
+  model.graph = import_graph(proto.graph(), ctx);
+  return model;
+}
+
+Model load_onnx(const std::string& path, const ImportOptions& opts) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("{}: cannot open file", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return import_onnx_bytes(ss.str(), path, opts);
+}
+
+}  // namespace ms::onnx_format

@@ -1,0 +1,15 @@
+// Subcommands of `ms`. Each takes the arguments after the subcommand name and returns the exit
+// status (DESIGN.md §1: 0 ok, 1 negative verdict, 2 bad usage/input, 3 unsupported).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ms::cli {
+
+using Args = std::vector<std::string>;
+
+int cmd_run(const Args& args);
+int cmd_info(const Args& args);
+int cmd_convert(const Args& args);
+
+}  // namespace ms::cli

@@ -1,0 +1,73 @@
+#include "formats/model_io.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "formats/onnx/onnx_exporter.h"
+#include "formats/onnx/onnx_importer.h"
+
+namespace ms {
+
+namespace fs = std::filesystem;
+
+ModelFormat parse_model_format(const std::string& fmk) {
+  std::string f = fmk;
+  for (auto& c : f) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (f == "ONNX") return ModelFormat::Onnx;
+  if (f == "MINDIR") return ModelFormat::MindIR;
+  if (f == "TFLITE") return ModelFormat::TFLite;
+  if (f == "TF") return ModelFormat::TF;
+  fail("unknown model format '{}': use ONNX, MINDIR, TFLITE or TF", fmk);
+}
+
+namespace {
+ModelFormat format_from_extension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".mindir" || ext == ".ms") return ModelFormat::MindIR;
+  if (ext == ".tflite") return ModelFormat::TFLite;
+  if (ext == ".pb") return ModelFormat::TF;
+  return ModelFormat::Onnx;
+}
+}  // namespace
+
+Model load_model(const std::string& path, ModelFormat fmt) {
+  if (!fs::exists(path)) fail("{}: no such file", path);
+  if (fs::is_directory(path)) fail("{}: is a directory, not a model file", path);
+  if (fmt == ModelFormat::Auto) fmt = format_from_extension(path);
+  switch (fmt) {
+    case ModelFormat::Onnx: return onnx_format::load_onnx(path);
+    case ModelFormat::MindIR: fail_unsupported("{}: reading MindIR is not supported yet", path);
+    case ModelFormat::TFLite: fail_unsupported("{}: reading TFLite is not supported yet", path);
+    case ModelFormat::TF: fail_unsupported("{}: reading TensorFlow graphs is not supported yet", path);
+    default: fail("{}: unknown model format", path);
+  }
+}
+
+void save_model(const Model& model, const std::string& path, ModelFormat fmt) {
+  if (fmt == ModelFormat::Auto) fmt = format_from_extension(path);
+  std::string bytes;
+  switch (fmt) {
+    case ModelFormat::Onnx: bytes = onnx_format::export_onnx_bytes(model); break;
+    case ModelFormat::MindIR: fail_unsupported("{}: writing MindIR is not supported yet; use --saveType ONNX", path);
+    default: fail_unsupported("{}: this format can only be read, not written", path);
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) fail("{}: cannot write file", path);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f) {
+      f.close();
+      fs::remove(tmp);
+      fail("{}: write failed", path);
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail("{}: cannot move the written file into place", path);
+  }
+}
+
+}  // namespace ms
