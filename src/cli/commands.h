@@ -11,5 +11,9 @@ using Args = std::vector<std::string>;
 int cmd_run(const Args& args);
 int cmd_info(const Args& args);
 int cmd_convert(const Args& args);
+int cmd_onnx2ms(const Args& args);
+int cmd_ops(const Args& args);
+int cmd_lint(const Args& args);
+int cmd_model_check(const Args& args);
 
 }  // namespace ms::cli

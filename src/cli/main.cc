@@ -16,7 +16,11 @@ const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> c = {
       {"run", {ms::cli::cmd_run, "one inference; writes output_<i>.npy per graph output"}},
       {"info", {ms::cli::cmd_info, "inputs, outputs, opsets, op histogram, parameters"}},
-      {"convert", {ms::cli::cmd_convert, "import a model and write it (ONNX)"}},
+      {"convert", {ms::cli::cmd_convert, "import a model (ONNX, MindIR) and write it as MindIR or ONNX"}},
+      {"onnx2ms", {ms::cli::cmd_onnx2ms, "ONNX -> MindIR with onnx2ms-style flags (also the 'onnx2ms' link)"}},
+      {"ops", {ms::cli::cmd_ops, "list the supported operators"}},
+      {"model_check", {ms::cli::cmd_model_check, "structural and deployability check (rule ids: docs/diagnostics.md)"}},
+      {"lint", {ms::cli::cmd_lint, "MindSpore network sources: constructs that break GRAPH_MODE / MindIR export"}},
   };
   return c;
 }
@@ -30,6 +34,10 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Second entry point: invoked through a link named onnx2ms, the arguments are onnx2ms flags.
+  std::string self = argv[0] ? argv[0] : "";
+  if (self.size() >= 7 && self.compare(self.size() - 7, 7, "onnx2ms") == 0)
+    return ms::cli::cmd_onnx2ms(ms::cli::Args(argv + 1, argv + argc));
   if (argc < 2) {
     usage(std::cerr);
     return 2;

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "formats/mindir/mindir_reader.h"
+#include "formats/mindir/mindir_writer.h"
 #include "formats/onnx/onnx_exporter.h"
 #include "formats/onnx/onnx_importer.h"
 
@@ -36,19 +38,19 @@ Model load_model(const std::string& path, ModelFormat fmt) {
   if (fmt == ModelFormat::Auto) fmt = format_from_extension(path);
   switch (fmt) {
     case ModelFormat::Onnx: return onnx_format::load_onnx(path);
-    case ModelFormat::MindIR: fail_unsupported("{}: reading MindIR is not supported yet", path);
+    case ModelFormat::MindIR: return mindir::load_mindir(path);
     case ModelFormat::TFLite: fail_unsupported("{}: reading TFLite is not supported yet", path);
     case ModelFormat::TF: fail_unsupported("{}: reading TensorFlow graphs is not supported yet", path);
     default: fail("{}: unknown model format", path);
   }
 }
 
-void save_model(const Model& model, const std::string& path, ModelFormat fmt) {
+std::string save_model(const Model& model, const std::string& path, ModelFormat fmt) {
   if (fmt == ModelFormat::Auto) fmt = format_from_extension(path);
   std::string bytes;
   switch (fmt) {
     case ModelFormat::Onnx: bytes = onnx_format::export_onnx_bytes(model); break;
-    case ModelFormat::MindIR: fail_unsupported("{}: writing MindIR is not supported yet; use --saveType ONNX", path);
+    case ModelFormat::MindIR: return mindir::save_mindir(model, path);
     default: fail_unsupported("{}: this format can only be read, not written", path);
   }
   std::string tmp = path + ".tmp";
@@ -68,6 +70,7 @@ void save_model(const Model& model, const std::string& path, ModelFormat fmt) {
     fs::remove(tmp, ec);
     fail("{}: cannot move the written file into place", path);
   }
+  return path;
 }
 
 }  // namespace ms

@@ -25,7 +25,7 @@ void register_op_compress(OpRegistry& r) {
                 return;
               }
               std::vector<Dim> out = *x.shape;
-              out[normalize_axis(ctx.attr_int("axis"), static_cast<int64_t>(out.size()), ctx.node())] = kept;
+              out[axis_index(ctx.attr_int("axis"), static_cast<int64_t>(out.size()), ctx.node())] = kept;
               ctx.set_output_type(0, TypeInfo::tensor(x.dtype, out));
             })
             .kernel_fn([](KernelContext& ctx) {
@@ -35,7 +35,7 @@ void register_op_compress(OpRegistry& r) {
               int64_t axis = 0;
               if (ctx.has_attr("axis")) {
                 if (x.rank() == 0) fail("{}: input must have rank >= 1", ctx.node().label());
-                axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+                axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
               } else {
                 x = x.reshaped({x.numel()});
               }

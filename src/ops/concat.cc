@@ -20,7 +20,7 @@ void register_op_concat(OpRegistry& r) {
                 }
                 const int64_t rank = static_cast<int64_t>(t.shape->size());
                 if (rank == 0) fail("{}: inputs must have rank >= 1", ctx.node().label());
-                int64_t axis = normalize_axis(ctx.attr_int("axis"), rank, ctx.node());
+                int64_t axis = axis_index(ctx.attr_int("axis"), rank, ctx.node());
                 if (!out) {
                   out = *t.shape;
                   continue;
@@ -39,14 +39,14 @@ void register_op_concat(OpRegistry& r) {
               // An input of unknown rank leaves the concat axis unknown.
               for (size_t i = 0; i < ctx.num_inputs(); ++i)
                 if (!ctx.input_type(i).shape)
-                  (*out)[normalize_axis(ctx.attr_int("axis"), static_cast<int64_t>(out->size()), ctx.node())] = Dim{};
+                  (*out)[axis_index(ctx.attr_int("axis"), static_cast<int64_t>(out->size()), ctx.node())] = Dim{};
               ctx.set_output_type(0, TypeInfo::tensor(x0.dtype, *out));
             })
             .kernel_fn([](KernelContext& ctx) {
               const Tensor& x0 = ctx.input(0);
               const int64_t rank = x0.rank();
               if (rank == 0) fail("{}: inputs must have rank >= 1", ctx.node().label());
-              const int64_t axis = normalize_axis(ctx.attr_int("axis"), rank, ctx.node());
+              const int64_t axis = axis_index(ctx.attr_int("axis"), rank, ctx.node());
               Shape out_shape = x0.shape();
               out_shape[axis] = 0;
               for (size_t i = 0; i < ctx.num_inputs(); ++i) {

@@ -15,7 +15,7 @@ void register_op_gather(OpRegistry& r) {
                 ctx.set_output_type(0, TypeInfo::tensor_unknown_shape(x.dtype));
                 return;
               }
-              int64_t axis = normalize_axis(ctx.attr_int("axis"), static_cast<int64_t>(x.shape->size()), ctx.node());
+              int64_t axis = axis_index(ctx.attr_int("axis"), static_cast<int64_t>(x.shape->size()), ctx.node());
               std::vector<Dim> out(x.shape->begin(), x.shape->begin() + axis);
               out.insert(out.end(), idx.shape->begin(), idx.shape->end());
               out.insert(out.end(), x.shape->begin() + axis + 1, x.shape->end());
@@ -25,7 +25,7 @@ void register_op_gather(OpRegistry& r) {
               const Tensor& x = ctx.input(0);
               const Tensor& indices = ctx.input(1);
               if (x.rank() == 0) fail("{}: data must have rank >= 1", ctx.node().label());
-              const int64_t axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+              const int64_t axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
               const int64_t dim = x.shape()[axis];
               auto idx = indices.to_int64_vector();
               for (int64_t& i : idx) {

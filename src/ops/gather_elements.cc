@@ -20,7 +20,7 @@ void register_op_gather_elements(OpRegistry& r) {
               if (x.rank() == 0 || indices.rank() != x.rank())
                 fail("{}: data {} and indices {} must have the same rank >= 1", label, shape_str(x.shape()),
                      shape_str(indices.shape()));
-              const int64_t axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+              const int64_t axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
               for (int d = 0; d < x.rank(); ++d)
                 if (d != axis && indices.shape()[d] > x.shape()[d])
                   fail("{}: indices {} exceed data {} on axis {}", label, shape_str(indices.shape()),

@@ -23,7 +23,7 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> pad_amounts(const Ctx& c
   if (!pads) fail("{}: pads are required", ctx.node().label());
   std::vector<int64_t> ax;
   if (axes) {
-    for (int64_t a : *axes) ax.push_back(normalize_axis(a, rank, ctx.node()));
+    for (int64_t a : *axes) ax.push_back(axis_index(a, rank, ctx.node()));
   } else {
     for (int64_t a = 0; a < rank; ++a) ax.push_back(a);
   }

@@ -26,7 +26,7 @@ void scatter_elements_kernel(KernelContext& ctx) {
     fail("{}: data {}, indices {} and updates {} must have the same rank >= 1 (indices and updates the same shape)",
          label, shape_str(x.shape()), shape_str(indices.shape()), shape_str(updates.shape()));
   if (updates.dtype() != x.dtype()) fail("{}: updates are {}, data {}", label, dtype_name(updates.dtype()), dtype_name(x.dtype()));
-  const int64_t axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+  const int64_t axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
   for (int d = 0; d < x.rank(); ++d)
     if (d != axis && indices.shape()[d] > x.shape()[d])
       fail("{}: indices {} exceed data {} on axis {}", label, shape_str(indices.shape()), shape_str(x.shape()), d);

@@ -43,6 +43,11 @@ Tensor gather_by_axis_offsets(const Tensor& in, const std::vector<std::vector<in
   return out;
 }
 
+int64_t axis_index(int64_t axis, int64_t rank, const Node& node) {
+  if (rank == 0) fail("{}: axis {} given for a rank-0 tensor", node.label(), axis);
+  return normalize_axis(axis, rank, node);
+}
+
 void check_output_shape(const Shape& s, const Node& node) {
   constexpr int64_t kMaxElements = int64_t{1} << 34;
   int64_t dims = 0;

@@ -15,6 +15,9 @@ namespace ms {
 Tensor gather_by_axis_offsets(const Tensor& in, const std::vector<std::vector<int64_t>>& axis_offsets,
                               const Tensor* fill = nullptr);
 
+// normalize_axis for indexing a dim: also rejects every axis of a rank-0 tensor.
+int64_t axis_index(int64_t axis, int64_t rank, const Node& node);
+
 // Validates an output shape before the per-axis offset tables are built: no negative dims, no
 // overflow, and a size the reference kernels can hold. Error names the node.
 void check_output_shape(const Shape& s, const Node& node);

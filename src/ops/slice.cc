@@ -35,7 +35,7 @@ std::optional<std::vector<SliceSpec>> slice_specs(const Ctx& ctx, int64_t rank) 
   std::vector<SliceSpec> specs;
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (size_t i = 0; i < n; ++i) {
-    int64_t axis = axes ? normalize_axis((*axes)[i], rank, ctx.node()) : static_cast<int64_t>(i);
+    int64_t axis = axes ? axis_index((*axes)[i], rank, ctx.node()) : static_cast<int64_t>(i);
     if (axis >= rank) fail("{}: {} starts for rank {}", label, n, rank);
     if (seen[axis]) fail("{}: axis {} is repeated", label, axis);
     seen[axis] = true;

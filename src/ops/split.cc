@@ -50,7 +50,7 @@ void register_op_split(OpRegistry& r) {
                 for (size_t i = 0; i < n; ++i) ctx.set_output_type(i, TypeInfo::tensor_unknown_shape(x.dtype));
                 return;
               }
-              int64_t axis = normalize_axis(ctx.attr_int("axis"), static_cast<int64_t>(x.shape->size()), ctx.node());
+              int64_t axis = axis_index(ctx.attr_int("axis"), static_cast<int64_t>(x.shape->size()), ctx.node());
               const Dim& d = (*x.shape)[axis];
               std::optional<std::vector<int64_t>> sizes;
               if (split && split->size() == n)
@@ -66,7 +66,7 @@ void register_op_split(OpRegistry& r) {
             .kernel_fn([](KernelContext& ctx) {
               const Tensor& x = ctx.input(0);
               if (x.rank() == 0) fail("{}: input must have rank >= 1", ctx.node().label());
-              const int64_t axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+              const int64_t axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
               const size_t n = ctx.num_outputs();
               auto sizes = split_sizes(ctx, ints_input_or_attr(ctx, 1, "split"), x.shape()[axis], n);
               int64_t outer = 1, inner = 1;

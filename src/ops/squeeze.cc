@@ -14,7 +14,7 @@ std::vector<bool> squeezed_dims(const std::vector<Dim>& dims, const std::optiona
     return drop;
   }
   for (int64_t a : *axes) {
-    int64_t ax = normalize_axis(a, rank, node);
+    int64_t ax = axis_index(a, rank, node);
     if (drop[ax]) fail("{}: axis {} is repeated", node.label(), a);
     if (dims[ax].is_static() && dims[ax].value != 1)
       fail("{}: cannot squeeze axis {} of size {}", node.label(), a, dims[ax].value);

@@ -15,7 +15,7 @@ std::vector<int64_t> transpose_perm(const AttrReader& a, int64_t rank) {
     fail("{}: perm has {} entries for rank {}", a.node().label(), perm.size(), rank);
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t& p : perm) {
-    p = normalize_axis(p, rank, a.node());
+    p = axis_index(p, rank, a.node());
     if (seen[p]) fail("{}: perm repeats axis {}", a.node().label(), p);
     seen[p] = true;
   }

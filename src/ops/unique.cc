@@ -28,7 +28,7 @@ void register_op_unique(OpRegistry& r) {
               const TypeInfo& x = ctx.input_type(0);
               if (ctx.has_attr("axis") && x.shape) {
                 std::vector<Dim> out = *x.shape;
-                out[normalize_axis(ctx.attr_int("axis"), static_cast<int64_t>(out.size()), ctx.node())] = Dim{};
+                out[axis_index(ctx.attr_int("axis"), static_cast<int64_t>(out.size()), ctx.node())] = Dim{};
                 ctx.set_output_type(0, TypeInfo::tensor(x.dtype, out));
               } else if (ctx.has_attr("axis")) {
                 ctx.set_output_type(0, TypeInfo::tensor_unknown_shape(x.dtype));
@@ -43,7 +43,7 @@ void register_op_unique(OpRegistry& r) {
               int64_t axis = 0;
               if (has_axis) {
                 if (x.rank() == 0) fail("{}: input must have rank >= 1 with axis", ctx.node().label());
-                axis = normalize_axis(ctx.attr_int("axis"), x.rank(), ctx.node());
+                axis = axis_index(ctx.attr_int("axis"), x.rank(), ctx.node());
               }
               // x viewed as [outer, n, inner]; slice j = x[:, j, :].
               int64_t outer = 1, n = x.numel(), inner = 1;

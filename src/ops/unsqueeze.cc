@@ -9,7 +9,7 @@ std::vector<Dim> unsqueezed(const std::vector<Dim>& in, const std::vector<int64_
   const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
   std::vector<bool> inserted(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
-    int64_t ax = normalize_axis(a, rank, node);
+    int64_t ax = axis_index(a, rank, node);
     if (inserted[ax]) fail("{}: axis {} is repeated", node.label(), a);
     inserted[ax] = true;
   }

@@ -81,6 +81,29 @@ Graph import_graph(const onnx::GraphProto& g, const ImportCtx& ctx) {
   return out;
 }
 
+bool same_interface(const onnx::GraphProto& a, const onnx::GraphProto& b) {
+  auto same = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (int i = 0; i < x.size(); ++i)
+      if (x[i].name() != y[i].name() || x[i].type().SerializeAsString() != y[i].type().SerializeAsString())
+        return false;
+    return true;
+  };
+  return same(a.input(), b.input()) && same(a.output(), b.output());
+}
+
+bool uses_op(const onnx::GraphProto& g, const std::string& op) {
+  for (const auto& n : g.node()) {
+    if (n.op_type() == op) return true;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && uses_op(a.g(), op)) return true;
+      for (const auto& sg : a.graphs())
+        if (uses_op(sg, op)) return true;
+    }
+  }
+  return false;
+}
+
 // Upgrades the model to the canonical opset in place when ONNX's converter can; returns false and
 // leaves the model untouched otherwise.
 bool upgrade_opset(onnx::ModelProto& m) {
@@ -91,6 +114,9 @@ bool upgrade_opset(onnx::ModelProto& m) {
   for (const auto& o : m.opset_import())
     if (!o.domain().empty() && o.domain() != "ai.onnx") return false;  // converter knows only ai.onnx
   if (m.functions_size() > 0) return false;
+  // ONNX 1.12 has no Hardmax 12->13 adapter: it bumps the version and silently changes the axis
+  // semantics (2-D coercion -> single axis), so such models keep their opset.
+  if (version < 13 && uses_op(m.graph(), "Hardmax")) return false;
   try {
     onnx::ModelProto inferred = m;
     try {
@@ -99,6 +125,9 @@ bool upgrade_opset(onnx::ModelProto& m) {
       inferred = m;
     }
     onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(inferred, static_cast<int>(kCanonicalOpset));
+    // An adapter that changes the model's interface (Scan 8->9 drops the batch axis) has changed
+    // what the model computes for its callers: keep the original then.
+    if (!same_interface(inferred.graph(), converted.graph())) return false;
     // The converter keeps the value_info it was given; drop what shape inference added so that the
     // imported graph carries only what the file declared.
     converted.mutable_graph()->mutable_value_info()->CopyFrom(m.graph().value_info());

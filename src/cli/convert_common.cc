@@ -1,0 +1,124 @@
+#include "cli/convert_common.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "cli/cli_util.h"
+#include "passes/basic_passes.h"
+
+namespace ms::cli {
+
+void apply_input_shapes(Model& m, const std::string& spec) {
+  for (const auto& item : split_list(spec, ';')) {
+    auto colon = item.rfind(':');
+    if (colon == std::string::npos) fail("--inputShape entry '{}' must look like name:1,3,224,224", item);
+    std::string name = item.substr(0, colon);
+    ValueInfo* in = nullptr;
+    for (auto& v : m.graph.inputs)
+      if (v.name == name) in = &v;
+    if (!in) {
+      std::string names;
+      for (const auto& v : m.graph.inputs) names += (names.empty() ? "" : ", ") + v.name;
+      fail("--inputShape names '{}', which is not an input of the model (inputs: {})", name, names);
+    }
+    std::vector<Dim> dims;
+    std::string ds = item.substr(colon + 1);
+    if (!ds.empty() && ds.front() == '[') ds = ds.substr(1);
+    if (!ds.empty() && ds.back() == ']') ds.pop_back();
+    for (const auto& d : split_list(ds, ',')) {
+      try {
+        size_t used = 0;
+        long long v = std::stoll(d, &used);
+        if (used != d.size() || v < 0) throw std::invalid_argument(d);
+        dims.push_back(Dim::fixed(v));
+      } catch (const std::exception&) {
+        fail("--inputShape: '{}' is not a dimension in '{}'", d, item);
+      }
+    }
+    if (in->type.shape && in->type.shape->size() != dims.size())
+      fail("--inputShape gives input '{}' rank {} but the model declares {}", name, dims.size(), in->type.str());
+    if (in->type.shape)
+      for (size_t k = 0; k < dims.size(); ++k) {
+        const Dim& old = (*in->type.shape)[k];
+        if (old.is_static() && old.value != dims[k].value)
+          fail("--inputShape gives input '{}' dimension {} = {} but the model fixes it to {}", name, k, dims[k].value, old.value);
+      }
+    in->type.shape = dims;
+  }
+}
+
+namespace {
+
+size_t parameter_bytes(const Model& m) {
+  size_t s = 0;
+  for (const auto& [k, t] : m.graph.initializers) s += t.nbytes();
+  return s;
+}
+
+std::string human_bytes(size_t b) {
+  if (b >= (size_t(1) << 20)) return fmt::format("{:.1f} MiB", b / 1048576.0);
+  if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);
+  return fmt::format("{} B", b);
+}
+
+void select_outputs(Model& m, const std::vector<std::string>& names) {
+  std::set<std::string> produced;
+  for (const auto& n : m.graph.nodes)
+    for (const auto& o : n.outputs) produced.insert(o);
+  for (const auto& v : m.graph.inputs) produced.insert(v.name);
+  std::vector<ValueInfo> outs;
+  for (const auto& name : names) {
+    if (!produced.count(name)) fail("--output-name '{}' is not a value of the model", name);
+    ValueInfo vi{name, {}};
+    for (const auto& o : m.graph.outputs)
+      if (o.name == name) vi = o;
+    for (const auto& v : m.graph.value_info)
+      if (v.name == name) vi = v;
+    outs.push_back(vi);
+  }
+  m.graph.outputs = outs;
+}
+
+}  // namespace
+
+std::string run_conversion(const ConvertOptions& o) {
+  if (o.optimize != "none" && o.optimize != "basic" && o.optimize != "general")
+    fail("--optimize must be none, basic or general, not '{}'", o.optimize);
+  if (o.out_fmt != ModelFormat::Onnx && o.out_fmt != ModelFormat::MindIR) fail("--saveType must be MINDIR or ONNX");
+  auto t0 = std::chrono::steady_clock::now();
+  std::string out = o.output_file;
+  if (std::filesystem::path(out).extension().empty()) out += o.out_fmt == ModelFormat::Onnx ? ".onnx" : ".mindir";
+  if (std::filesystem::exists(out) && std::filesystem::exists(o.model_file) && std::filesystem::equivalent(out, o.model_file))
+    fail("--outputFile {} is the input model; choose another path", out);
+  Model m = load_model(o.model_file, o.in_fmt);
+  if (!o.input_shape.empty()) apply_input_shapes(m, o.input_shape);
+  if (!o.output_names.empty()) {
+    select_outputs(m, o.output_names);
+    passes::remove_dead_nodes(m);
+  }
+  size_t nodes_before = m.graph.nodes.size();
+  if (o.optimize != "none") passes::run_basic_pipeline(m);
+  if (o.fp16) passes::weights_to_fp16(m);
+  std::string written = save_model(m, out, o.out_fmt);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!o.quiet) {
+    std::cout << "converted " << o.model_file << " -> " << written << "\n";
+    std::cout << "  inputs:     ";
+    for (size_t k = 0; k < m.graph.inputs.size(); ++k)
+      std::cout << (k ? ", " : "") << m.graph.inputs[k].name << " " << m.graph.inputs[k].type.str();
+    std::cout << "\n  outputs:    ";
+    for (size_t k = 0; k < m.graph.outputs.size(); ++k)
+      std::cout << (k ? ", " : "") << m.graph.outputs[k].name
+                << (m.graph.outputs[k].type.kind == TypeInfo::Kind::Unknown ? "" : " " + m.graph.outputs[k].type.str());
+    std::cout << "\n  nodes:      " << m.graph.nodes.size();
+    if (nodes_before != m.graph.nodes.size()) std::cout << " (" << nodes_before << " before --optimize " << o.optimize << ")";
+    size_t pb = parameter_bytes(m);
+    std::cout << "\n  parameters: " << pb << " bytes (" << human_bytes(pb) << ")" << (o.fp16 ? ", float32 weights stored as float16" : "")
+              << "\n  time:       " << fmt::format("{:.3f}", secs) << " s\n";
+  }
+  return written;
+}
+
+}  // namespace ms::cli

@@ -1,0 +1,674 @@
+#include "formats/mindir/mindir_reader.h"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "formats/mindir/mindir_ops.h"
+#include "ops/op.h"
+
+namespace ms::mindir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("{}: cannot open file", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool is_framework(const std::string& p) {
+  return p == "Load" || p == "Depend" || p == "UpdateState" || p == "MakeTuple" || p == "TupleGetItem" ||
+         p == "Shape" || p == "Return" || p == "make_tuple" || p == "tuple_getitem" || p == "MakeList" ||
+         p == "ListGetItem" || p == "RealTupleGetItem";
+}
+
+class Reader;
+
+class NodeReader : public ReadCtx {
+ public:
+  NodeReader(Reader& r, std::string prim, std::string what, std::vector<RVal> ins, std::map<std::string, MsValue> attrs,
+             Abstract out, std::vector<std::string> in_names)
+      : r_(r), prim_(std::move(prim)), what_(std::move(what)), ins_(std::move(ins)), attrs_(std::move(attrs)),
+        out_(std::move(out)), in_names_(std::move(in_names)) {}
+  const std::string& prim() const override { return prim_; }
+  const std::string& what() const override { return what_; }
+  const std::vector<RVal>& inputs() const override { return ins_; }
+  const std::map<std::string, MsValue>& attrs() const override { return attrs_; }
+  const Abstract& out_abstract() const override { return out_; }
+  const MsValue* attr(const std::string& n) const override {
+    auto it = attrs_.find(n);
+    return it == attrs_.end() ? nullptr : &it->second;
+  }
+  bool has_const_arg(size_t i, const std::string& n) const override {
+    if (i < ins_.size() && ins_[i].kind == RVal::Kind::Const) return true;
+    return attr(n) != nullptr;
+  }
+  MsValue const_arg(size_t i, const std::string& n) const override {
+    if (i < ins_.size() && ins_[i].kind == RVal::Kind::Const) return ins_[i].c;
+    if (const MsValue* v = attr(n)) return *v;
+    if (i < ins_.size()) fail_unsupported("{}: argument '{}' is computed at run time; only constants are supported", what_, n);
+    fail("{}: missing argument '{}'", what_, n);
+  }
+  std::string tensor(size_t i) override {
+    if (i >= ins_.size()) return "";
+    return tensor_of(ins_[i]);
+  }
+  std::string tensor_of(const RVal& v) override;
+  std::string add_const(const Tensor& t, const std::string& hint) override;
+  std::vector<std::string> add(const std::string& op, std::vector<std::string> inputs, std::map<std::string, Attribute> attrs,
+                               int n_outputs) override;
+  int rank(size_t i) const override;
+  DType dtype(size_t i) const override;
+  std::vector<int64_t> dims(size_t i) const override;
+  Node* producer(const std::string& ir_name) override;
+  int use_count(size_t i) const override;
+  RVal generic(const std::string& ir_op) override;
+
+ private:
+  Reader& r_;
+  std::string prim_, what_;
+  std::vector<RVal> ins_;
+  std::map<std::string, MsValue> attrs_;
+  Abstract out_;
+  std::vector<std::string> in_names_;
+};
+
+class Reader {
+ public:
+  Reader(const mind_ir::ModelProto& p, std::string file) : p_(p), file_(std::move(file)) {
+    base_dir_ = fs::path(file_).parent_path().string();
+    if (base_dir_.empty()) base_dir_ = ".";
+  }
+
+  Model run() {
+    const auto& G = p_.graph();
+    if (p_.has_mind_ir_version() && p_.mind_ir_version() > 3)
+      fail_unsupported("{}: mind_ir_version {} is newer than this reader knows (up to 3)", file_, p_.mind_ir_version());
+    if (p_.has_little_endian() && p_.little_endian() != (std::endian::native == std::endian::little))
+      fail_unsupported("{}: the file was written on a host of the other byte order", file_);
+    gname_ = G.name();
+    for (const auto& pr : p_.primitives()) prims_[pr.name()] = &pr;
+    for (const auto& f : p_.functions()) functions_.insert(f.name());
+
+    model_.source_path = file_;
+    model_.ir_version = 8;
+    model_.opsets[""] = 17;
+    model_.producer_name = p_.producer_name();
+    model_.producer_version = p_.model_version();
+    model_.graph.name = G.name();
+    model_.metadata["mindir_ir_version"] = p_.ir_version();
+    if (p_.has_mind_ir_version()) model_.metadata["mind_ir_version"] = std::to_string(p_.mind_ir_version());
+
+    // use counts, for folding Conv2D + BiasAdd
+    for (const auto& n : G.node())
+      for (const auto& i : n.input()) ++uses_[i];
+    for (const auto& o : G.output()) ++uses_[o.name()];
+
+    read_parameters(G);
+    for (const auto& in : G.input()) read_input(in);
+    for (const auto& n : G.node()) read_node(n);
+    read_outputs(G);
+    return std::move(model_);
+  }
+
+  // --- shared with NodeReader ---
+  std::string unique(std::string base) {
+    if (base.empty()) base = "v";
+    std::string n = base;
+    for (int k = 1; taken_.count(n); ++k) n = base + "_" + std::to_string(k);
+    taken_.insert(n);
+    return n;
+  }
+  std::string add_const(const Tensor& t, const std::string& hint) {
+    std::string n = unique(hint.empty() ? "const" : hint);
+    model_.graph.initializers[n] = t;
+    Abstract a = abstract_of(TypeInfo::tensor(t.dtype(), t.shape()));
+    abs_[n] = a;
+    return n;
+  }
+  std::vector<std::string> add(const std::string& op, std::vector<std::string> inputs, std::map<std::string, Attribute> attrs,
+                               int n_out) {
+    Node n;
+    n.op_type = op;
+    n.name = unique(cur_base_ + "/" + op);
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    for (int k = 0; k < n_out; ++k) {
+      std::string o = unique(cur_base_ + "__t" + std::to_string(temp_counter_++));
+      temp_.insert(o);
+      n.outputs.push_back(o);
+      producer_[o] = {model_.graph.nodes.size(), static_cast<size_t>(k)};
+    }
+    model_.graph.nodes.push_back(std::move(n));
+    return model_.graph.nodes.back().outputs;
+  }
+  Node* producer(const std::string& name) {
+    auto it = producer_.find(name);
+    return it == producer_.end() ? nullptr : &model_.graph.nodes[it->second.first];
+  }
+  Abstract abstract_of_value(const RVal& v) const {
+    if (v.abs.kind != Abstract::Kind::Unknown && v.abs.dtype != DType::Undefined) return v.abs;
+    if (v.kind == RVal::Kind::Tensor) {
+      auto it = abs_.find(v.name);
+      if (it != abs_.end()) return it->second;
+    }
+    if (v.kind == RVal::Kind::Const) {
+      Abstract a;
+      a.kind = Abstract::Kind::Tensor;
+      a.rank_known = true;
+      switch (v.c.kind) {
+        case MsValue::Kind::Tensor:
+          a.dtype = v.c.t.dtype();
+          a.dims = v.c.t.shape();
+          break;
+        case MsValue::Kind::Bool: a.dtype = DType::Bool; break;
+        case MsValue::Kind::Int: a.dtype = DType::Int64; break;
+        case MsValue::Kind::Float: a.dtype = v.c.scalar_type == mind_ir::AttributeProto::DOUBLE ? DType::Float64 : DType::Float32; break;
+        case MsValue::Kind::Tuple:
+        case MsValue::Kind::List:
+          a.dtype = !v.c.elems.empty() && v.c.elems[0].kind == MsValue::Kind::Float ? DType::Float32 : DType::Int64;
+          a.dims = {static_cast<int64_t>(v.c.elems.size())};
+          break;
+        default: break;
+      }
+      return a;
+    }
+    return v.abs;
+  }
+  Tensor tensor_from_const(const MsValue& v, const std::string& what) {
+    switch (v.kind) {
+      case MsValue::Kind::Tensor: return v.t;
+      case MsValue::Kind::Bool: return Tensor::scalar<bool>(v.i != 0);
+      case MsValue::Kind::Int:
+        if (v.scalar_type == mind_ir::AttributeProto::INT32) return Tensor::scalar<int32_t>(static_cast<int32_t>(v.i));
+        return Tensor::scalar<int64_t>(v.i);
+      case MsValue::Kind::Float:
+        if (v.scalar_type == mind_ir::AttributeProto::DOUBLE) return Tensor::scalar<double>(v.f);
+        return Tensor::scalar<float>(static_cast<float>(v.f));
+      case MsValue::Kind::Tuple:
+      case MsValue::Kind::List: {
+        int64_t n = static_cast<int64_t>(v.elems.size());
+        if (n > 0 && v.elems[0].kind == MsValue::Kind::Float) {
+          std::vector<float> f;
+          for (const auto& e : v.elems) f.push_back(static_cast<float>(e.as_double()));
+          return Tensor::from_vector<float>(f, {n});
+        }
+        if (n > 0 && v.elems[0].kind == MsValue::Kind::Bool) {
+          std::vector<bool> b;
+          Tensor t(DType::Bool, {n});
+          for (int64_t k = 0; k < n; ++k) t.data<bool>()[k] = v.elems[k].i != 0;
+          return t;
+        }
+        return Tensor::from_vector<int64_t>(v.as_ints(), {n});
+      }
+      default: fail_unsupported("{}: value {} cannot be used as a tensor", what, v.str());
+    }
+  }
+  std::string tensor_of(const RVal& v, const std::string& what) {
+    switch (v.kind) {
+      case RVal::Kind::Tensor: return v.name;
+      case RVal::Kind::None: return "";
+      case RVal::Kind::Const: {
+        if (v.c.kind == MsValue::Kind::None) return "";
+        return add_const(tensor_from_const(v.c, what), "const");
+      }
+      case RVal::Kind::Tuple: fail_unsupported("{}: a tuple is used where a tensor is expected", what);
+      case RVal::Kind::Monad: fail("{}: a monad (state) is used where a tensor is expected", what);
+      default: fail_unsupported("{}: a function value is used where a tensor is expected", what);
+    }
+  }
+  int use_count(const std::string& mindir_name) const {
+    auto it = uses_.find(mindir_name);
+    return it == uses_.end() ? 0 : it->second;
+  }
+  RVal generic(NodeReader& c, const std::string& ir_op, const std::vector<std::pair<std::string, std::string>>& renames) {
+    std::vector<std::string> ins;
+    for (size_t i = 0; i < c.inputs().size(); ++i) {
+      if (c.inputs()[i].kind == RVal::Kind::Monad) continue;
+      ins.push_back(c.tensor(i));
+    }
+    while (!ins.empty() && ins.back().empty()) ins.pop_back();
+    std::map<std::string, Attribute> attrs;
+    const OpDef* def = OpRegistry::global().find("", ir_op);
+    if (!def) fail_unsupported("{}: the IR has no operator {}", c.what(), ir_op);
+    for (const auto& [k, v] : c.attrs()) {
+      std::string name = k;
+      for (const auto& [ms, ir] : renames)
+        if (ms == k) name = ir;
+      const AttrSpec* spec = def->find_attr(name);
+      if (!spec) continue;  // MindSpore bookkeeping (input_names, output_names, ...)
+      attrs[name] = attr_from_value(v, spec->type, c.what() + " attribute '" + k + "'");
+    }
+    const Abstract& oa = c.out_abstract();
+    if (oa.kind == Abstract::Kind::Tuple) {
+      auto outs = add(ir_op, ins, attrs, static_cast<int>(oa.elems.size()));
+      std::vector<RVal> e;
+      for (size_t i = 0; i < outs.size(); ++i) e.push_back(RVal::tensor(outs[i], oa.elems[i]));
+      return RVal::tuple(std::move(e));
+    }
+    return RVal::tensor(add(ir_op, ins, attrs, 1)[0], oa);
+  }
+
+ private:
+  friend class NodeReader;
+
+  std::string strip(const std::string& mindir_name) const {
+    std::string n = mindir_name;
+    if (!gname_.empty() && n.rfind(gname_ + ":", 0) == 0) n = n.substr(gname_.size() + 1);
+    return n;
+  }
+  // `<graph>:<debug>:<counter>` -> debug
+  std::string base_name(const std::string& mindir_name) const {
+    std::string n = strip(mindir_name);
+    auto c = n.rfind(':');
+    if (c != std::string::npos && c + 1 < n.size() &&
+        n.find_first_not_of("0123456789", c + 1) == std::string::npos)
+      n = n.substr(0, c);
+    return n;
+  }
+
+  Tensor external(const mind_ir::TensorProto& t, const std::string& what) {
+    const auto& ed = t.external_data();
+    fs::path loc(ed.location());
+    if (loc.is_absolute() || ed.location().find("..") != std::string::npos)
+      fail("{}: external data location '{}' leaves the model's folder", what, ed.location());
+    std::string path = (fs::path(base_dir_) / loc).string();
+    auto it = data_files_.find(path);
+    if (it == data_files_.end()) {
+      if (!fs::exists(path)) fail("{}: external data file {} is missing", what, path);
+      std::string blob = read_all(path);
+      if (blob.size() < 64) fail("{}: external data file {} is truncated", what, path);
+      bool le = blob[0] == 1;
+      if (le != (std::endian::native == std::endian::little))
+        fail_unsupported("{}: external data file {} was written on a host of the other byte order", what, path);
+      it = data_files_.emplace(path, std::move(blob)).first;
+    }
+    DType dt = dtype_from_mindir(t.data_type(), what);
+    Shape shape(t.dims().begin(), t.dims().end());
+    Tensor r(dt, shape);
+    int64_t off = ed.offset(), len = ed.has_length() ? ed.length() : static_cast<int64_t>(r.nbytes());
+    if (len != static_cast<int64_t>(r.nbytes()))
+      fail("{}: external data length {} does not match {}{} ({} bytes)", what, len, dtype_name(dt), shape_str(shape), r.nbytes());
+    if (off < 0 || off + len > static_cast<int64_t>(it->second.size()))
+      fail("{}: external data [{}, +{}) lies outside {} ({} bytes)", what, off, len, path, it->second.size());
+    if (len) std::memcpy(r.raw(), it->second.data() + off, static_cast<size_t>(len));
+    return r;
+  }
+
+  void add_parameter(const mind_ir::TensorProto& t) {
+    std::string full = t.name();
+    std::string name = full.substr(full.find(':') == std::string::npos ? 0 : full.find(':') + 1);
+    std::string what = file_ + ": parameter '" + name + "'";
+    if (t.has_compression_type() && t.compression_type() != mind_ir::TensorProto::NO_COMPRESSION)
+      fail_unsupported("{} is stored compressed (compression_type {}); compressed weights are not supported", what,
+                       static_cast<int>(t.compression_type()));
+    Tensor data = t.has_external_data() && !t.has_raw_data() ? external(t, what) : tensor_from_raw(t, what);
+    std::string ir = unique(name);
+    values_[full] = RVal::tensor(ir, abstract_of(TypeInfo::tensor(data.dtype(), data.shape())));
+    // linear-quant weights: stored integers + per-channel scale/zero point -> DequantizeLinear
+    for (const auto& q : t.quant_params()) {
+      if (q.quant_algo_name() != "linear_quant" || dtype_is_float(data.dtype())) continue;
+      std::vector<double> scale;
+      std::vector<int64_t> zp;
+      for (const auto& a : q.attribute()) {
+        MsValue v = decode_value(a, what);
+        if (a.name() == "scale_list") scale = v.as_doubles();
+        if (a.name() == "zero_point_list") zp = v.as_ints();
+      }
+      if (scale.empty()) continue;
+      if (data.dtype() != DType::Int8 && data.dtype() != DType::UInt8 && data.dtype() != DType::Int32)
+        fail_unsupported("{}: quantized weights of {} are not supported", what, dtype_name(data.dtype()));
+      std::string qn = unique(name + "_quant");
+      model_.graph.initializers[qn] = data;
+      int64_t n = static_cast<int64_t>(scale.size());
+      std::vector<float> sf(scale.begin(), scale.end());
+      Shape s1 = n == 1 ? Shape{} : Shape{n};
+      std::string sn = add_const(Tensor::from_vector<float>(sf, s1), name + "_scale");
+      Tensor z(data.dtype(), s1);
+      for (int64_t k = 0; k < n; ++k) {
+        int64_t zv = k < static_cast<int64_t>(zp.size()) ? zp[k] : 0;
+        if (data.dtype() == DType::Int8) z.data<int8_t>()[k] = static_cast<int8_t>(zv);
+        else if (data.dtype() == DType::UInt8) z.data<uint8_t>()[k] = static_cast<uint8_t>(zv);
+        else z.data<int32_t>()[k] = static_cast<int32_t>(zv);
+      }
+      std::string zn = add_const(z, name + "_zero_point");
+      cur_base_ = name;
+      auto o = add("DequantizeLinear", {qn, sn, zn}, n == 1 ? std::map<std::string, Attribute>{}
+                                                        : std::map<std::string, Attribute>{{"axis", Attribute::of_int(0)}}, 1);
+      rename(o[0], ir);
+      values_[full] = RVal::tensor(ir, abstract_of(TypeInfo::tensor(DType::Float32, data.shape())));
+      return;
+    }
+    model_.graph.initializers[ir] = std::move(data);
+  }
+
+  void read_parameters(const mind_ir::GraphProto& G) {
+    for (const auto& t : G.parameter()) add_parameter(t);
+    // legacy split form (MS <= 1.5): <prefix>_graph.mindir + <prefix>_variables/* GraphProtos
+    std::string fname = fs::path(file_).filename().string();
+    const std::string suffix = "_graph.mindir";
+    if (G.parameter_size() == 0 && fname.size() > suffix.size() &&
+        fname.compare(fname.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      fs::path var = fs::path(base_dir_) / (fname.substr(0, fname.size() - suffix.size()) + "_variables");
+      if (fs::is_directory(var)) {
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(var))
+          if (e.is_regular_file()) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+          mind_ir::GraphProto gp;
+          if (!gp.ParseFromString(read_all(f.string())))
+            fail("{}: weight file {} is not a MindIR GraphProto", file_, f.string());
+          for (const auto& t : gp.parameter()) add_parameter(t);
+        }
+      }
+    }
+  }
+
+  void read_input(const mind_ir::ValueInfoProto& in) {
+    std::string name = unique(strip(in.name()));
+    ValueInfo v;
+    v.name = name;
+    Abstract a;
+    if (in.tensor_size() > 0) {
+      const auto& t = in.tensor(0);
+      DType dt = dtype_from_mindir(t.data_type(), file_ + ": input '" + name + "'");
+      std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+      if (dims.size() == 1 && dims[0] == -2) {
+        v.type = TypeInfo::tensor_unknown_shape(dt);
+      } else {
+        std::vector<Dim> d;
+        for (int64_t x : dims) d.push_back(x >= 0 ? Dim::fixed(x) : Dim{});
+        v.type = TypeInfo::tensor(dt, d);
+      }
+      a = abstract_of(v.type);
+    } else if (in.has_attr_info()) {
+      a = decode_abstract(in.attr_info());
+      if (a.kind != Abstract::Kind::Scalar && a.kind != Abstract::Kind::Tensor)
+        fail_unsupported("{}: input '{}' is a {}; only tensor and scalar inputs are supported", file_, name,
+                         in.denotation().empty() ? "non-tensor value" : in.denotation());
+      if (a.kind == Abstract::Kind::Scalar) {
+        v.type = TypeInfo::tensor(a.dtype, std::vector<Dim>{});
+        a.rank_known = true;
+        a.dims.clear();
+      } else {
+        v.type = TypeInfo::tensor(a.dtype, Shape(a.dims.begin(), a.dims.end()));
+      }
+    } else {
+      fail_unsupported("{}: input '{}' has no type", file_, name);
+    }
+    model_.graph.inputs.push_back(v);
+    abs_[name] = a;
+    values_[in.name()] = RVal::tensor(name, a);
+  }
+
+  RVal lookup(const std::string& n, const std::string& what) {
+    auto it = values_.find(n);
+    if (it != values_.end()) return it->second;
+    if (functions_.count(n)) {
+      RVal r;
+      r.kind = RVal::Kind::Func;
+      r.name = n;
+      return r;
+    }
+    fail("{}: input '{}' is not defined before use (corrupt or unsupported file)", what, n);
+  }
+
+  void rename(const std::string& from, const std::string& to) {
+    auto it = producer_.find(from);
+    if (it == producer_.end()) return;
+    auto [ni, oi] = it->second;
+    auto& nodes = model_.graph.nodes;
+    nodes[ni].outputs[oi] = to;
+    for (size_t k = ni + 1; k < nodes.size(); ++k)
+      for (auto& i : nodes[k].inputs)
+        if (i == from) i = to;
+    producer_.erase(it);
+    producer_[to] = {ni, oi};
+    temp_.erase(from);
+    taken_.insert(to);
+    if (auto a = abs_.find(from); a != abs_.end()) {
+      abs_[to] = a->second;
+      abs_.erase(a);
+    }
+  }
+
+  // Gives a value made by this node its MindIR debug name.
+  RVal finalize(RVal v, const std::string& base) {
+    if (v.kind == RVal::Kind::Tensor && temp_.count(v.name)) {
+      std::string n = unique(base);
+      rename(v.name, n);
+      v.name = n;
+    }
+    if (v.kind == RVal::Kind::Tensor && v.abs.kind != Abstract::Kind::Unknown) abs_.emplace(v.name, v.abs);
+    return v;
+  }
+
+  void read_node(const mind_ir::NodeProto& n) {
+    std::string out = n.output_size() ? n.output(0) : n.name();
+    std::string what = file_ + ": node '" + n.name() + "' (" + n.op_type() + ")";
+    if (n.op_type() == "Constant") {
+      if (n.attribute_size() < 1) fail("{}: Constant without a value", what);
+      values_[out] = RVal::constant(decode_value(n.attribute(0), what));
+      return;
+    }
+    std::string prim;
+    std::map<std::string, MsValue> attrs;
+    Abstract out_abs;
+    const std::string& op = n.op_type();
+    if (op.rfind("REF::", 0) == 0) {
+      std::string target = op.substr(5);
+      auto it = prims_.find(target);
+      if (it == prims_.end()) {
+        if (functions_.count(target) || target == gname_)
+          fail_unsupported("{}: calls of function graphs (control flow, sub-cells) are not supported", what);
+        fail_unsupported("{}: calls of computed values (closures) are not supported", what);
+      }
+      prim = it->second->op_type();
+      for (const auto& a : it->second->attribute()) attrs[a.name()] = decode_value(a, what + " attribute '" + a.name() + "'");
+    } else {
+      prim = op;
+      if (prim.rfind("S_Prim_", 0) == 0) prim = prim.substr(7);
+    }
+    for (const auto& a : n.attribute()) {
+      bool legacy_shape = a.has_ref_attr_name() && a.ref_attr_name().rfind("shape:", 0) == 0;
+      if (a.name() == "shape" || legacy_shape || (a.name().empty() && !legacy_shape)) {
+        if (a.name() == "shape" || legacy_shape) out_abs = decode_abstract(a);
+        continue;
+      }
+      attrs[a.name()] = decode_value(a, what + " attribute '" + a.name() + "'");
+    }
+    std::vector<RVal> ins;
+    for (const auto& i : n.input()) ins.push_back(lookup(i, what));
+    cur_base_ = base_name(out);
+    what = file_ + ": node '" + n.name() + "' (" + prim + ")";
+    RVal result;
+    if (is_framework(prim)) {
+      result = framework(prim, ins, out_abs, what);
+    } else {
+      const ImportRule* rule = find_import_rule(prim);
+      if (!rule) fail_unsupported("{}: MindSpore primitive '{}' has no IR mapping", what, prim);
+      std::vector<std::string> in_names(n.input().begin(), n.input().end());
+      NodeReader ctx(*this, prim, what, ins, attrs, out_abs, in_names);
+      result = rule->fn ? rule->fn(ctx) : generic(ctx, rule->ir_op, rule->renames);
+    }
+    if (result.kind == RVal::Kind::Tensor && result.abs.kind == Abstract::Kind::Unknown) result.abs = out_abs;
+    values_[out] = finalize(result, cur_base_);
+  }
+
+  RVal framework(const std::string& prim, const std::vector<RVal>& ins, const Abstract& out_abs, const std::string& what) {
+    if (prim == "Load" || prim == "Depend" || prim == "Return") {
+      if (ins.empty()) fail("{}: no input", what);
+      return ins[0];
+    }
+    if (prim == "UpdateState") {
+      RVal m;
+      m.kind = RVal::Kind::Monad;
+      return m;
+    }
+    if (prim == "MakeTuple" || prim == "make_tuple" || prim == "MakeList") return RVal::tuple(ins);
+    if (prim == "Shape") {
+      if (ins.empty()) fail("{}: no input", what);
+      std::string t = tensor_of(ins[0], what);
+      RVal r = RVal::tensor(add("Shape", {t}, {}, 1)[0]);
+      r.seq_tensor = true;
+      r.abs.kind = Abstract::Kind::Tensor;
+      r.abs.dtype = DType::Int64;
+      return r;
+    }
+    // TupleGetItem
+    if (ins.size() < 2 || ins[1].kind != RVal::Kind::Const) fail_unsupported("{}: TupleGetItem with a computed index", what);
+    int64_t idx = ins[1].c.as_int();
+    const RVal& t = ins[0];
+    if (t.kind == RVal::Kind::Tuple) {
+      if (idx < 0) idx += static_cast<int64_t>(t.elems.size());
+      if (idx < 0 || idx >= static_cast<int64_t>(t.elems.size())) fail("{}: index {} out of range", what, idx);
+      return t.elems[idx];
+    }
+    if (t.kind == RVal::Kind::Const && t.c.is_seq()) {
+      if (idx < 0) idx += static_cast<int64_t>(t.c.elems.size());
+      return RVal::constant(t.c.elems.at(idx));
+    }
+    if (t.kind == RVal::Kind::Tensor && t.seq_tensor) {
+      std::string i = add_const(Tensor::scalar<int64_t>(idx), "index");
+      RVal r = RVal::tensor(add("Gather", {t.name, i}, {{"axis", Attribute::of_int(0)}}, 1)[0]);
+      r.abs.kind = Abstract::Kind::Scalar;
+      r.abs.dtype = DType::Int64;
+      r.abs.rank_known = true;
+      return r;
+    }
+    if (t.kind == RVal::Kind::Tensor && idx == 0) return t;
+    fail_unsupported("{}: TupleGetItem on a value that is not a tuple", what);
+  }
+
+  void flatten(const RVal& v, std::vector<RVal>& out) {
+    if (v.kind == RVal::Kind::Tuple)
+      for (const auto& e : v.elems) flatten(e, out);
+    else if (v.kind != RVal::Kind::Monad)
+      out.push_back(v);
+  }
+
+  void read_outputs(const mind_ir::GraphProto& G) {
+    std::vector<RVal> outs;
+    for (const auto& o : G.output()) flatten(lookup(o.name(), file_ + ": graph output"), outs);
+    if (outs.empty()) fail("{}: the graph has no outputs", file_);
+    std::set<std::string> used;
+    std::set<std::string> inputs;
+    for (const auto& i : model_.graph.inputs) inputs.insert(i.name);
+    for (const auto& v : outs) {
+      std::string name = tensor_of(v, file_ + ": graph output");
+      if (name.empty()) fail_unsupported("{}: a graph output is None", file_);
+      if (used.count(name)) {
+        cur_base_ = name;
+        std::string id = add("Identity", {name}, {}, 1)[0];
+        std::string n2 = unique(name + "_copy");
+        rename(id, n2);
+        name = n2;
+      }
+      used.insert(name);
+      ValueInfo vi;
+      vi.name = name;
+      Abstract a = abstract_of_value(v);
+      if (auto it = abs_.find(name); a.dtype == DType::Undefined && it != abs_.end()) a = it->second;
+      if (a.dtype != DType::Undefined && (a.kind == Abstract::Kind::Tensor || a.kind == Abstract::Kind::Scalar)) {
+        if (a.kind == Abstract::Kind::Scalar) {
+          vi.type = TypeInfo::tensor(a.dtype, std::vector<Dim>{});
+        } else if (a.rank_known) {
+          std::vector<Dim> d;
+          for (int64_t x : a.dims) d.push_back(x >= 0 ? Dim::fixed(x) : Dim{});
+          vi.type = TypeInfo::tensor(a.dtype, d);
+        } else {
+          vi.type = TypeInfo::tensor_unknown_shape(a.dtype);
+        }
+      }
+      model_.graph.outputs.push_back(vi);
+    }
+    // Temporary names left on values nobody named: give them readable ones.
+    std::vector<std::string> left(temp_.begin(), temp_.end());
+    for (const auto& t : left) {
+      auto p = t.rfind("__t");
+      rename(t, unique(t.substr(0, p) + "_" + t.substr(p + 3)));
+    }
+  }
+
+  const mind_ir::ModelProto& p_;
+  std::string file_, base_dir_, gname_;
+  Model model_;
+  std::map<std::string, const mind_ir::PrimitiveProto*> prims_;
+  std::set<std::string> functions_;
+  std::map<std::string, RVal> values_;
+  std::map<std::string, Abstract> abs_;
+  std::map<std::string, int> uses_;
+  std::set<std::string> taken_, temp_;
+  std::map<std::string, std::pair<size_t, size_t>> producer_;
+  std::map<std::string, std::string> data_files_;
+  std::string cur_base_;
+  int64_t temp_counter_ = 0;
+};
+
+std::string NodeReader::tensor_of(const RVal& v) { return r_.tensor_of(v, what_); }
+std::string NodeReader::add_const(const Tensor& t, const std::string& hint) { return r_.add_const(t, hint); }
+std::vector<std::string> NodeReader::add(const std::string& op, std::vector<std::string> inputs,
+                                         std::map<std::string, Attribute> attrs, int n) {
+  return r_.add(op, std::move(inputs), std::move(attrs), n);
+}
+int NodeReader::rank(size_t i) const {
+  if (i >= ins_.size()) return -1;
+  Abstract a = r_.abstract_of_value(ins_[i]);
+  if (a.kind == Abstract::Kind::Scalar) return 0;
+  return a.rank_known ? static_cast<int>(a.dims.size()) : -1;
+}
+DType NodeReader::dtype(size_t i) const {
+  if (i >= ins_.size()) return DType::Undefined;
+  return r_.abstract_of_value(ins_[i]).dtype;
+}
+std::vector<int64_t> NodeReader::dims(size_t i) const {
+  if (i >= ins_.size()) return {};
+  Abstract a = r_.abstract_of_value(ins_[i]);
+  return a.rank_known ? a.dims : std::vector<int64_t>{};
+}
+Node* NodeReader::producer(const std::string& n) { return r_.producer(n); }
+int NodeReader::use_count(size_t i) const { return i < in_names_.size() ? r_.use_count(in_names_[i]) : 0; }
+RVal NodeReader::generic(const std::string& ir_op) { return r_.generic(*this, ir_op, {}); }
+
+}  // namespace
+
+bool is_encrypted_mindir(const std::string& head, std::string* mode) {
+  if (head.size() < 4) return false;
+  uint32_t magic = static_cast<uint8_t>(head[0]) | static_cast<uint8_t>(head[1]) << 8 |
+                   static_cast<uint8_t>(head[2]) << 16 | static_cast<uint32_t>(static_cast<uint8_t>(head[3])) << 24;
+  const char* m = magic == 0x7F3A5ED8u ? "AES-GCM" : magic == 0x7F3A5ED9u ? "AES-CBC" : magic == 0x7F3A5EDAu ? "SM4-CBC" : nullptr;
+  if (m && mode) *mode = m;
+  return m != nullptr;
+}
+
+Model import_mindir_bytes(const std::string& bytes, const std::string& source_path) {
+  if (bytes.empty()) fail("{}: file is empty, not a MindIR model", source_path);
+  std::string mode;
+  if (is_encrypted_mindir(bytes, &mode))
+    fail_unsupported("{}: the MindIR file is encrypted ({}); decrypt it with MindSpore (load with dec_key/dec_mode) "
+                     "and export it without enc_key first", source_path, mode);
+  if (bytes.size() >= 8 && bytes.compare(4, 4, "MSL2") == 0)
+    fail_unsupported("{}: this is a MindSpore Lite .ms model (FlatBuffers), not MindIR; reading .ms files is not "
+                     "supported", source_path);
+  mind_ir::ModelProto p;
+  if (!p.ParseFromString(bytes))
+    fail("{}: not a valid MindIR model (protobuf parse failed; the file is truncated, corrupt or not MindIR)", source_path);
+  if (!p.has_graph()) fail("{}: MindIR model has no graph", source_path);
+  if (p.producer_name().empty() && p.ir_version().empty())
+    fail("{}: not a MindIR model (no producer_name and no ir_version)", source_path);
+  Reader r(p, source_path);
+  return r.run();
+}
+
+Model load_mindir(const std::string& path) { return import_mindir_bytes(read_all(path), path); }
+
+}  // namespace ms::mindir

@@ -1,0 +1,461 @@
+#include "formats/mindir/mindir_writer.h"
+
+#include <bit>
+#include <chrono>
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "formats/mindir/mindir_ops.h"
+#include "ops/op.h"
+
+namespace ms::mindir {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sanitize(std::string s) {
+  for (auto& ch : s)
+    if (ch == ':') ch = '_';
+  return s;
+}
+
+Tensor constant_node_tensor(const Node& n) {
+  auto get = [&](const char* k) { return n.attr(k); };
+  if (const Attribute* a = get("value")) return a->t;
+  if (const Attribute* a = get("value_float")) return Tensor::scalar<float>(a->f);
+  if (const Attribute* a = get("value_int")) return Tensor::scalar<int64_t>(a->i);
+  if (const Attribute* a = get("value_floats")) return Tensor::from_vector<float>(a->floats, {static_cast<int64_t>(a->floats.size())});
+  if (const Attribute* a = get("value_ints")) return Tensor::from_vector<int64_t>(a->ints, {static_cast<int64_t>(a->ints.size())});
+  fail_unsupported("{}: this Constant form cannot be written to MindIR", n.label());
+}
+
+class Writer : public WriteCtx {
+ public:
+  Writer(const Model& m, const WriteOptions& o) : m_(m), opts_(o) {}
+
+  void run(bool dry_run = false) {
+    const Graph& G = m_.graph;
+    gname_ = sanitize(G.name.empty() ? "main_graph" : G.name);
+    proto_.set_ir_version("0.1.1");
+    proto_.set_producer_name("MindSpore");
+    proto_.set_model_version(opts_.model_version);
+    g_ = proto_.mutable_graph();
+    g_->set_name(gname_);
+    proto_.set_little_endian(std::endian::native == std::endian::little);
+    proto_.set_mind_ir_version(1);
+
+    for (const auto& [name, t] : G.initializers) {
+      consts_[name] = &t;
+      types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
+    }
+    for (const auto& v : G.inputs) {
+      if (G.initializers.count(v.name)) continue;  // an old-style weight input: written as a parameter
+      auto* in = g_->add_input();
+      in->set_name(gname_ + ":" + v.name);
+      auto* t = in->add_tensor();
+      Abstract a = abstract_of(v.type);
+      if (a.rank_known)
+        for (int64_t d : a.dims) t->add_dims(d);
+      else
+        t->add_dims(-2);
+      t->set_data_type(v.type.dtype == DType::Undefined ? 1 : dtype_to_mindir(v.type.dtype));
+      refs_[v.name] = in->name();
+      types_[v.name] = v.type;
+    }
+    for (const auto& v : G.value_info) types_.emplace(v.name, v.type);
+    for (const auto& v : G.outputs)
+      if (v.type.kind != TypeInfo::Kind::Unknown) types_.emplace(v.name, v.type);
+
+    const OpRegistry& reg = OpRegistry::global();
+    int opset = static_cast<int>(m_.opset(""));
+    for (const Node& n : G.nodes) {
+      cur_ = &n;
+      infer(n, reg, opset);
+      if (n.op_type == "Constant" && n.domain.empty()) {
+        owned_.push_back(constant_node_tensor(n));
+        consts_[n.outputs.at(0)] = &owned_.back();
+        ir_constants_.insert(n.outputs.at(0));
+        types_[n.outputs[0]] = TypeInfo::tensor(owned_.back().dtype(), owned_.back().shape());
+        continue;
+      }
+      const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
+      if (!rule) {
+        unsupported_ops_.insert(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
+        unsupported_.push_back(fmt::format("{} (no MindSpore primitive; node '{}')", n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, n.name));
+        poison(n);
+        continue;
+      }
+      try {
+        chain_start_ = g_->node_size();
+        if (rule->fn)
+          rule->fn(*this);
+        else
+          generic(*rule);
+      } catch (const Error& e) {
+        if (e.code() != ErrorCode::Unsupported) throw;
+        unsupported_.push_back(e.what());
+        unsupported_ops_.insert(n.op_type);
+        poison(n);
+      }
+    }
+    cur_ = nullptr;
+    if (dry_run) return;
+    if (!unsupported_.empty()) {
+      std::string list;
+      for (const auto& u : unsupported_) list += "\n  " + u;
+      fail_unsupported("cannot write MindIR: {} node(s) have no MindSpore primitive:{}", unsupported_.size(), list);
+    }
+    // The single graph output (MakeTuple for several).
+    std::vector<std::string> outs;
+    std::vector<Abstract> abs;
+    for (const auto& v : G.outputs) {
+      outs.push_back(ref(v.name));
+      abs.push_back(abstract(v.name));
+    }
+    auto* o = g_->add_output();
+    if (outs.size() == 1) {
+      o->set_name(outs[0]);
+      auto* t = o->add_tensor();
+      mind_ir::AttributeProto tmp;
+      encode_abstract(abs[0], &tmp);
+      if (tmp.tensors_size()) *t = tmp.tensors(0);
+    } else {
+      Abstract ta;
+      ta.kind = Abstract::Kind::Tuple;
+      ta.elems = abs;
+      std::string mt = call("MakeTuple", {}, outs, ta, "output");
+      o->set_name(mt);
+      encode_abstract(ta, o->mutable_attr_info());
+    }
+    g_->set_bprop_hash("");
+    g_->set_bprop_filepath("");
+    for (const auto& name : param_order_) {
+      const Tensor& t = *consts_.at(name);
+      auto* p = g_->add_parameter();
+      p->set_name(gname_ + ":" + name);
+      tensor_to_proto(t, p, false);
+      p->set_ref_key(name);
+      p->set_compression_type(mind_ir::TensorProto::NO_COMPRESSION);
+      params_.push_back({p, &t});
+    }
+  }
+
+  // Inline weights (raw_data) or external data in `location` (a relative path) with `blob` receiving
+  // the data file contents.
+  void fill_weights(bool split, const std::string& location, std::string* blob) {
+    if (!split) {
+      for (auto& [p, t] : params_) p->set_raw_data(static_cast<const char*>(t->raw()), t->nbytes());
+      return;
+    }
+    std::vector<std::pair<mind_ir::TensorProto*, const Tensor*>> sorted = params_;
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first->name() < b.first->name(); });
+    blob->assign(64, '\0');
+    (*blob)[0] = std::endian::native == std::endian::little ? 1 : 0;
+    for (auto& [p, t] : sorted) {
+      int64_t off = static_cast<int64_t>(blob->size());
+      auto* ed = p->mutable_external_data();
+      ed->set_location(location);
+      ed->set_offset(off);
+      ed->set_length(static_cast<int64_t>(t->nbytes()));
+      blob->append(static_cast<const char*>(t->raw()), t->nbytes());
+      size_t pad = (64 - blob->size() % 64) % 64;
+      blob->append(pad, '\0');
+    }
+  }
+
+  uint64_t param_bytes() const {
+    uint64_t s = 0;
+    for (const auto& pt : params_) s += pt.second->nbytes();
+    return s;
+  }
+
+  mind_ir::ModelProto proto_;
+  std::set<std::string> unsupported_ops_;
+
+  // --- WriteCtx ---
+  const Node& node() const override { return *cur_; }
+  size_t num_inputs() const override { return cur_->inputs.size(); }
+
+  std::string ref(const std::string& ir) override {
+    auto it = refs_.find(ir);
+    if (it != refs_.end()) return it->second;
+    if (ir_constants_.count(ir)) return constant_node(MsValue::of_tensor(*consts_.at(ir)));
+    auto c = consts_.find(ir);
+    if (c != consts_.end()) {
+      std::string r = gname_ + ":" + ir;
+      refs_[ir] = r;
+      param_order_.push_back(ir);
+      return r;
+    }
+    fail("{}: value '{}' is used but never defined", cur_ ? cur_->label() : std::string("graph output"), ir);
+  }
+  std::string in(size_t i) override {
+    if (i >= cur_->inputs.size() || cur_->inputs[i].empty()) return constant_node(MsValue::none());
+    return ref(cur_->inputs[i]);
+  }
+  const Tensor* constant(const std::string& ir) const override {
+    auto it = consts_.find(ir);
+    return it == consts_.end() ? nullptr : it->second;
+  }
+  const TypeInfo* type(const std::string& ir) const override {
+    auto it = types_.find(ir);
+    return it == types_.end() ? nullptr : &it->second;
+  }
+  Abstract abstract(const std::string& ir) const override {
+    const TypeInfo* t = type(ir);
+    if (!t || t->kind != TypeInfo::Kind::Tensor) {
+      Abstract a;
+      a.kind = Abstract::Kind::Tensor;
+      return a;
+    }
+    return abstract_of(*t);
+  }
+  const Attribute* attr(const std::string& name) const override {
+    if (const Attribute* a = cur_->attr(name)) return a;
+    if (const OpDef* d = OpRegistry::global().find(cur_->domain, cur_->op_type))
+      if (const AttrSpec* s = d->find_attr(name); s && s->default_value) return &*s->default_value;
+    return nullptr;
+  }
+
+  std::string constant_node(const MsValue& v) override {
+    mind_ir::AttributeProto a;
+    a.set_name("value");
+    encode_value(v, &a);
+    std::string key = a.SerializeAsString();
+    auto it = const_cache_.find(key);
+    if (it != const_cache_.end()) return it->second;
+    std::string name = "[ValueNode]" + std::to_string(++counter_);
+    auto* n = g_->add_node();
+    n->add_output(name);
+    n->set_name(name);
+    n->set_op_type("Constant");
+    *n->add_attribute() = a;
+    const_cache_[key] = name;
+    return name;
+  }
+
+  std::string call(const std::string& prim, const std::map<std::string, MsValue>& attrs,
+                   const std::vector<std::string>& inputs, const Abstract& out, const std::string& debug = "") override {
+    // Primitive instances are shared when they are identical (as MindSpore shares them).
+    mind_ir::PrimitiveProto pp;
+    pp.set_op_type(prim);
+    for (const auto& [k, v] : attrs) {
+      auto* a = pp.add_attribute();
+      a->set_name(k);
+      encode_value(v, a);
+    }
+    pp.set_instance_name("");
+    std::string key = pp.SerializeAsString();
+    std::string pname;
+    auto it = prim_cache_.find(key);
+    if (it != prim_cache_.end()) {
+      pname = it->second;
+    } else {
+      pname = prim + ":" + std::to_string(++counter_);
+      pp.set_name(pname);
+      *proto_.add_primitives() = pp;
+      prim_cache_[key] = pname;
+    }
+    std::string dbg = debug.empty() ? prim : debug;
+    std::string out_name = gname_ + ":" + dbg + ":" + std::to_string(++counter_);
+    auto* n = g_->add_node();
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(out_name);
+    n->set_name(out_name);
+    n->set_op_type("REF::" + pname);
+    auto* sa = n->add_attribute();
+    sa->set_name("shape");
+    encode_abstract(out, sa);
+    n->set_domain("Default/" + prim + "-op" + std::to_string(counter_));
+    node_index_[out_name] = g_->node_size() - 1;
+    return out_name;
+  }
+
+  std::string get_item(const std::string& tuple, int64_t index, const Abstract& out) override {
+    return call("TupleGetItem", {}, {tuple, constant_node(MsValue::of_int(index))}, out);
+  }
+
+  void bind(const std::string& ir_output, const std::string& r) override {
+    // Name the node that produces an IR value after it, `<graph>:<value>:<counter>`, so that a
+    // reader gets the value names back.
+    auto it = node_index_.find(r);
+    std::string final_ref = r;
+    if (it != node_index_.end() && it->second >= chain_start_ && !renamed_.count(r)) {
+      auto* n = g_->mutable_node(it->second);
+      std::string c = r.substr(r.rfind(':') + 1);
+      std::string nn = gname_ + ":" + ir_output + ":" + c;
+      n->set_output(0, nn);
+      n->set_name(nn);
+      node_index_[nn] = it->second;
+      renamed_.insert(nn);
+      renamed_.insert(r);
+      final_ref = nn;
+      // references made to the old name inside this node's chain
+      for (int k = chain_start_; k < g_->node_size(); ++k) {
+        auto* m = g_->mutable_node(k);
+        for (int j = 0; j < m->input_size(); ++j)
+          if (m->input(j) == r) m->set_input(j, nn);
+      }
+    }
+    refs_[ir_output] = final_ref;
+  }
+
+ private:
+  void generic(const ExportRule& rule) {
+    const Node& n = *cur_;
+    std::vector<std::string> ins;
+    size_t last = n.inputs.size();
+    while (last > 0 && n.inputs[last - 1].empty()) --last;
+    for (size_t i = 0; i < last; ++i) ins.push_back(in(i));
+    std::map<std::string, MsValue> attrs;
+    for (const auto& [k, v] : n.attrs) {
+      std::string name = k;
+      for (const auto& [from, to] : rule.renames)
+        if (from == k) name = to;
+      if (v.type == AttrType::Graph || v.type == AttrType::Graphs)
+        fail_unsupported("{}: attribute '{}' holds a subgraph; control flow is not supported in MindIR", n.label(), k);
+      attrs[name] = value_from_attr(v);
+    }
+    if (n.outputs.size() == 1) {
+      bind(n.outputs[0], call(rule.prim, attrs, ins, abstract(n.outputs[0])));
+      return;
+    }
+    Abstract ta;
+    ta.kind = Abstract::Kind::Tuple;
+    for (const auto& o : n.outputs) ta.elems.push_back(o.empty() ? Abstract{} : abstract(o));
+    std::string t = call(rule.prim, attrs, ins, ta);
+    for (size_t i = 0; i < n.outputs.size(); ++i)
+      if (!n.outputs[i].empty()) bind(n.outputs[i], get_item(t, static_cast<int64_t>(i), ta.elems[i]));
+  }
+
+  void poison(const Node& n) {
+    for (const auto& o : n.outputs)
+      if (!o.empty()) refs_[o] = gname_ + ":unsupported:" + o;
+  }
+
+  void infer(const Node& n, const OpRegistry& reg, int opset) {
+    const OpDef* def = reg.find(n.domain, n.op_type);
+    if (!def || !def->infer) return;
+    std::vector<const TypeInfo*> ts;
+    std::vector<const Tensor*> cs;
+    for (const auto& i : n.inputs) {
+      ts.push_back(i.empty() ? nullptr : type(i));
+      cs.push_back(i.empty() ? nullptr : constant(i));
+    }
+    for (const auto* t : ts)
+      if (!t && false) return;
+    try {
+      InferContext ctx(n, *def, opset, ts, cs);
+      def->infer(ctx);
+      auto& outs = ctx.output_types();
+      for (size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty() && outs[k].kind != TypeInfo::Kind::Unknown) types_.emplace(n.outputs[k], outs[k]);
+    } catch (const std::exception&) {
+      // types stay unknown; the abstract then says "dynamic rank"
+    }
+  }
+
+  const Model& m_;
+  WriteOptions opts_;
+  std::string gname_;
+  mind_ir::GraphProto* g_ = nullptr;
+  const Node* cur_ = nullptr;
+  int64_t counter_ = 0;
+  int chain_start_ = 0;
+  std::map<std::string, std::string> refs_;
+  std::map<std::string, TypeInfo> types_;
+  std::map<std::string, const Tensor*> consts_;
+  std::set<std::string> ir_constants_;
+  std::deque<Tensor> owned_;
+  std::vector<std::string> param_order_;
+  std::vector<std::pair<mind_ir::TensorProto*, const Tensor*>> params_;
+  std::map<std::string, std::string> const_cache_, prim_cache_;
+  std::map<std::string, int> node_index_;
+  std::set<std::string> renamed_;
+  std::vector<std::string> unsupported_;
+};
+
+void write_file_atomic(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) fail("{}: cannot write file", path);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.flush();
+    if (!f) {
+      f.close();
+      fs::remove(tmp);
+      fail("{}: write failed (disk full?)", path);
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail("{}: cannot move the written file into place", path);
+  }
+}
+
+}  // namespace
+
+std::string export_mindir_bytes(const Model& model, const WriteOptions& opts) {
+  Writer w(model, opts);
+  w.run();
+  w.fill_weights(false, "", nullptr);
+  std::string bytes;
+  if (!w.proto_.SerializeToString(&bytes))
+    fail("model is too large for one MindIR protobuf (2 GiB limit); weights over 1 GiB are written split by save_mindir");
+  return bytes;
+}
+
+std::string save_mindir(const Model& model, const std::string& path, const WriteOptions& opts) {
+  Writer w(model, opts);
+  w.run();
+  if (w.param_bytes() <= opts.split_threshold) {
+    w.fill_weights(false, "", nullptr);
+    std::string bytes;
+    if (!w.proto_.SerializeToString(&bytes)) fail("{}: model is too large to serialize", path);
+    write_file_atomic(path, bytes);
+    return path;
+  }
+  // Split form: <prefix>_graph.mindir + <prefix>_variables/data_0.
+  fs::path p(path);
+  std::string stem = p.stem().string();
+  fs::path dir = p.parent_path();
+  std::string var_dir_name = stem + "_variables";
+  fs::path graph_path = dir / (stem + "_graph.mindir");
+  fs::path var_dir = dir / var_dir_name;
+  std::string blob;
+  w.fill_weights(true, var_dir_name + "/data_0", &blob);
+  std::string bytes;
+  if (!w.proto_.SerializeToString(&bytes)) fail("{}: graph is too large to serialize", path);
+  fs::path tmp_dir = dir / (var_dir_name + ".tmp");
+  std::error_code ec;
+  fs::remove_all(tmp_dir, ec);
+  fs::create_directories(tmp_dir, ec);
+  if (ec) fail("{}: cannot create {}", path, tmp_dir.string());
+  write_file_atomic((tmp_dir / "data_0").string(), blob);
+  fs::remove_all(var_dir, ec);
+  fs::rename(tmp_dir, var_dir, ec);
+  if (ec) fail("{}: cannot move {} into place", path, var_dir.string());
+  write_file_atomic(graph_path.string(), bytes);
+  return graph_path.string();
+}
+
+std::set<std::string> mindir_unsupported_ops(const Model& model) {
+  Writer w(model, WriteOptions{});
+  w.run(true);
+  return w.unsupported_ops_;
+}
+
+bool mindir_can_export_op(const std::string& domain, const std::string& op_type) {
+  if (!domain.empty()) return false;
+  return op_type == "Constant" || find_export_rule(op_type) != nullptr;
+}
+
+}  // namespace ms::mindir

@@ -1,0 +1,20 @@
+// The passes of `--optimize basic` and `--fp16 on`, each in its own file. They rewrite the IR in
+// place and return what they did (a count) so that callers can report it.
+#pragma once
+#include <cstddef>
+
+#include "core/graph.h"
+
+namespace ms::passes {
+
+// Runs every node whose inputs are all constants with its reference kernel and replaces it by
+// initializers (Constant nodes become initializers too). Random and control-flow ops are kept.
+size_t fold_constants(Model& m);
+// Removes nodes whose outputs nobody uses and initializers no node or output refers to.
+size_t remove_dead_nodes(Model& m);
+// Stores float32 weights as float16 initializers followed by a Cast back to float32.
+size_t weights_to_fp16(Model& m);
+// `basic` = fold_constants, then remove_dead_nodes (folding leaves the folded inputs dead).
+void run_basic_pipeline(Model& m);
+
+}  // namespace ms::passes

@@ -1,0 +1,368 @@
+// MindIR round trip of the ONNX backend test cases: each model.onnx is imported, written as MindIR
+// (in memory, the same writer as `ms convert`), read back, and run; the outputs must match the
+// case's expected outputs exactly as the ONNX run does (same tolerance as onnx_backend_runner).
+// Cases that fail as ONNX already are skipped (the acceptance covers what passes as ONNX). A case
+// whose conversion is refused for an op with no MindSpore primitive passes only when every op the
+// writer names is listed in --expected-failures (one op type per line; `suite/case` lines name
+// individual known failures). Each case runs in a forked child.
+// Exit status: 0 when every failure is expected, 1 otherwise.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "formats/io/tensor_file.h"
+#include "formats/mindir/mindir_reader.h"
+#include "formats/mindir/mindir_writer.h"
+#include "formats/onnx/onnx_importer.h"
+#include "runtime/session.h"
+
+namespace fs = std::filesystem;
+using namespace ms;
+
+namespace {
+
+struct Options {
+  std::string data;
+  std::vector<std::string> suites;
+  std::string filter = ".*";
+  std::string expected_failures;
+  int jobs = 2;
+  int timeout_s = 120;
+  bool verbose = false;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> r;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) r.push_back(item);
+  return r;
+}
+
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<std::pair<int, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) == 0 && e.path().extension() == ".pb")
+      files.emplace_back(std::stoi(n.substr(prefix.size())), e.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<fs::path> r;
+  for (auto& f : files) r.push_back(f.second);
+  return r;
+}
+
+// Floats: |a-b| <= atol + rtol*|b| (NaN matches NaN, infinities must be equal); others exactly.
+std::string compare_tensor(const Tensor& got, const Tensor& want, const std::string& what) {
+  if (got.dtype() != want.dtype())
+    return fmt::format("{}: dtype {} but expected {}", what, dtype_name(got.dtype()), dtype_name(want.dtype()));
+  if (got.shape() != want.shape())
+    return fmt::format("{}: shape {} but expected {}", what, shape_str(got.shape()), shape_str(want.shape()));
+  if (want.dtype() == DType::String) {
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (got.data<std::string>()[i] != want.data<std::string>()[i])
+        return fmt::format("{}: string [{}] is '{}' but expected '{}'", what, i, got.data<std::string>()[i],
+                           want.data<std::string>()[i]);
+    return "";
+  }
+  bool is_float = dtype_is_float(want.dtype());
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    if (is_float) {
+      double a = got.as_double(i), b = want.as_double(i);
+      if (std::isnan(b) && std::isnan(a)) continue;
+      if (std::isinf(b) && a == b) continue;
+      if (!(std::fabs(a - b) <= 1e-5 + 1e-3 * std::fabs(b)))
+        return fmt::format("{}: value [{}] is {} but expected {}", what, i, a, b);
+    } else if (got.as_int64(i) != want.as_int64(i)) {
+      return fmt::format("{}: value [{}] is {} but expected {}", what, i, got.as_int64(i), want.as_int64(i));
+    }
+  }
+  return "";
+}
+
+std::string compare_value(const Value& got, const Value& want, const std::string& what) {
+  if (want.is_none()) return got.is_none() ? "" : what + ": expected an empty optional";
+  if (want.is_sequence()) {
+    if (!got.is_sequence()) return what + ": expected a sequence";
+    if (got.sequence.size() != want.sequence.size())
+      return fmt::format("{}: sequence of {} but expected {}", what, got.sequence.size(), want.sequence.size());
+    for (size_t i = 0; i < want.sequence.size(); ++i) {
+      std::string r = compare_tensor(got.sequence[i], want.sequence[i], fmt::format("{}[{}]", what, i));
+      if (!r.empty()) return r;
+    }
+    return "";
+  }
+  if (!got.is_tensor()) return what + ": expected a tensor";
+  return compare_tensor(got.tensor, want.tensor, what);
+}
+
+// Runs one case; returns "" on success or the reason for failure.
+std::string run_model_case(const fs::path& dir, const Model& m) {
+  try {
+    auto model = std::make_shared<const Model>(m);
+    Session session(model);
+    bool any = false;
+    for (const auto& set : fs::directory_iterator(dir)) {
+      if (!set.is_directory() || set.path().filename().string().rfind("test_data_set_", 0) != 0) continue;
+      any = true;
+      std::vector<Value> feeds;
+      auto inputs = numbered_files(set.path(), "input_");
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const TypeInfo* t = i < model->graph.inputs.size() ? &model->graph.inputs[i].type : nullptr;
+        Value v = io::read_pb(inputs[i].string(), t);
+        if (t && v.is_tensor()) v = Value(io::adapt_bfloat16_bits(v.tensor, *t));
+        feeds.push_back(std::move(v));
+      }
+      auto outs = session.run(feeds);
+      auto expected = numbered_files(set.path(), "output_");
+      if (expected.size() != outs.size())
+        return fmt::format("{} outputs but {} expected", outs.size(), expected.size());
+      for (size_t i = 0; i < expected.size(); ++i) {
+        Value want = io::read_pb(expected[i].string(), &model->graph.outputs[i].type);
+        if (want.is_tensor()) want = Value(io::adapt_bfloat16_bits(want.tensor, model->graph.outputs[i].type));
+        std::string r = compare_value(outs[i], want, fmt::format("{}/output_{}", set.path().filename().string(), i));
+        if (!r.empty()) return r;
+      }
+    }
+    if (!any) return "no test_data_set";
+    return "";
+  } catch (const Error& e) {
+    return std::string(e.code() == ErrorCode::Unsupported ? "unsupported: " : "error: ") + e.what();
+  } catch (const std::exception& e) {
+    return std::string("exception: ") + e.what();
+  }
+}
+
+// 0 pass, 1 fail, 3 skipped (fails as ONNX), 4 unsupported ("ops: A,B" in the message).
+int run_case(const fs::path& dir, std::string& reason) {
+  Model onnx_model;
+  try {
+    onnx_model = onnx_format::load_onnx((dir / "model.onnx").string());
+  } catch (const std::exception& e) {
+    reason = std::string("fails as ONNX: ") + e.what();
+    return 3;
+  }
+  std::string r = run_model_case(dir, onnx_model);
+  if (!r.empty()) {
+    reason = "fails as ONNX: " + r;
+    return 3;
+  }
+  std::string bytes;
+  try {
+    bytes = mindir::export_mindir_bytes(onnx_model);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::Unsupported) {
+      reason = std::string("writer error: ") + e.what();
+      return 1;
+    }
+    std::string ops;
+    for (const auto& op : mindir::mindir_unsupported_ops(onnx_model)) ops += (ops.empty() ? "" : ",") + op;
+    reason = "ops: " + ops + " | " + e.what();
+    return 4;
+  }
+  Model back;
+  try {
+    back = mindir::import_mindir_bytes(bytes, (dir / "model.mindir").string());
+  } catch (const std::exception& e) {
+    reason = std::string("reader error: ") + e.what();
+    return 1;
+  }
+  reason = run_model_case(dir, back);
+  return reason.empty() ? 0 : 1;
+}
+
+struct Result {
+  std::string name;
+  bool pass = false;
+  std::string reason;
+  int code = 1;
+};
+
+struct Child {
+  pid_t pid;
+  int fd;
+  std::string name;
+  std::chrono::steady_clock::time_point start;
+};
+
+Result finish(Child& c, int status, bool timed_out) {
+  std::string msg;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(c.fd, buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
+  close(c.fd);
+  Result r{c.name, false, msg};
+  if (timed_out) r.reason = "timeout";
+  else if (WIFSIGNALED(status)) r.reason = fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) r.pass = true;
+  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
+  else if (r.reason.empty()) r.reason = "failed without a message";
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "missing value for " << a << "\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--data") o.data = next();
+    else if (a == "--suites") o.suites = split(next(), ',');
+    else if (a == "--filter") o.filter = next();
+    else if (a == "--expected-failures") o.expected_failures = next();
+    else if (a == "--jobs") o.jobs = std::stoi(next());
+    else if (a == "--timeout") o.timeout_s = std::stoi(next());
+    else if (a == "--verbose") o.verbose = true;
+    else {
+      std::cerr << "usage: ms_mindir_roundtrip --data DIR --suites a,b [--filter REGEX] [--expected-failures FILE] "
+                   "[--jobs N] [--timeout S]\n";
+      return 2;
+    }
+  }
+  if (o.data.empty() || o.suites.empty()) {
+    std::cerr << "ms_mindir_roundtrip: --data and --suites are required\n";
+    return 2;
+  }
+  std::set<std::string> expected_fail;
+  if (!o.expected_failures.empty()) {
+    std::ifstream f(o.expected_failures);
+    std::string line;
+    while (std::getline(f, line)) {
+      auto hash = line.find('#');
+      if (hash != std::string::npos) line = line.substr(0, hash);
+      line.erase(line.find_last_not_of(" \t\r") + 1);
+      line.erase(0, line.find_first_not_of(" \t"));
+      if (!line.empty()) expected_fail.insert(line);
+    }
+  }
+  std::regex filter(o.filter);
+  std::vector<std::pair<std::string, fs::path>> cases;
+  for (const auto& suite : o.suites) {
+    fs::path dir = fs::path(o.data) / suite;
+    if (!fs::is_directory(dir)) {
+      std::cerr << "ms_mindir_roundtrip: no suite directory " << dir << "\n";
+      return 2;
+    }
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const auto& d : dirs) {
+      std::string name = d.filename().string();
+      if (std::regex_search(name, filter)) cases.emplace_back(suite + "/" + name, d);
+    }
+  }
+
+  // An unsupported case is expected when every op the writer refused is listed.
+  auto unsupported_ok = [&](const Result& r) {
+    if (r.code != 4) return false;
+    auto bar = r.reason.find(" | ");
+    std::string ops = r.reason.substr(4, bar == std::string::npos ? std::string::npos : bar - 4);
+    if (ops.empty()) return false;
+    for (const auto& op : split(ops, ','))
+      if (!expected_fail.count(op)) return false;
+    return true;
+  };
+  std::vector<Result> results;
+  std::vector<Child> running;
+  size_t next_case = 0;
+  auto reap = [&](bool block) {
+    for (auto it = running.begin(); it != running.end();) {
+      int status = 0;
+      pid_t r = waitpid(it->pid, &status, WNOHANG);
+      bool timed_out = false;
+      if (r == 0 && std::chrono::steady_clock::now() - it->start > std::chrono::seconds(o.timeout_s)) {
+        kill(it->pid, SIGKILL);
+        waitpid(it->pid, &status, 0);
+        timed_out = true;
+        r = it->pid;
+      }
+      if (r == it->pid) {
+        results.push_back(finish(*it, status, timed_out));
+        const Result& res = results.back();
+        bool xfail = expected_fail.count(res.name) > 0 || unsupported_ok(res);
+        const char* tag = res.pass ? "PASS " : res.code == 3 ? "SKIP " : res.code == 4 ? (xfail ? "UNSUPPORTED " : "FAIL ") : (xfail ? "XFAIL " : "FAIL ");
+        if (o.verbose || !res.pass || xfail)
+          std::cout << tag << res.name
+                    << (res.reason.empty() ? "" : ": " + res.reason) << "\n"
+                    << std::flush;
+        it = running.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (block) usleep(2000);
+  };
+  while (next_case < cases.size() || !running.empty()) {
+    while (next_case < cases.size() && static_cast<int>(running.size()) < o.jobs) {
+      auto [name, dir] = cases[next_case++];
+      int fds[2];
+      if (pipe(fds) != 0) return 2;
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        std::string reason;
+        int code = run_case(dir, reason);
+        if (reason.size() > 600) reason = reason.substr(0, 600) + "...";
+        if (!reason.empty()) {
+          ssize_t ignored = write(fds[1], reason.data(), reason.size());
+          (void)ignored;
+        }
+        close(fds[1]);
+        _exit(code);
+      }
+      close(fds[1]);
+      running.push_back({pid, fds[0], name, std::chrono::steady_clock::now()});
+    }
+    reap(true);
+  }
+
+  int passed = 0, failed = 0, xfailed = 0, skipped = 0, unsupported = 0;
+  std::vector<std::string> unexpected, newly_passing;
+  for (const auto& r : results) {
+    bool xfail = expected_fail.count(r.name) > 0;
+    if (r.code == 3) {
+      ++skipped;
+    } else if (r.code == 4 && unsupported_ok(r)) {
+      ++unsupported;
+    } else if (r.pass) {
+      ++passed;
+      if (xfail) newly_passing.push_back(r.name);
+    } else if (xfail) {
+      ++xfailed;
+    } else {
+      ++failed;
+      unexpected.push_back(r.name);
+    }
+  }
+  std::sort(unexpected.begin(), unexpected.end());
+  std::sort(newly_passing.begin(), newly_passing.end());
+  for (const auto& n : newly_passing) std::cout << "NEWLY PASSING (remove from the expected failures): " << n << "\n";
+  for (const auto& n : unexpected) std::cout << "UNEXPECTED FAILURE: " << n << "\n";
+  std::cout << fmt::format("MindIR round trip of the ONNX backend suite: {} cases, {} passed, {} skipped (fail as ONNX), "
+                           "{} refused for ops with no MindSpore primitive, {} expected failures, {} unexpected failures\n",
+                           results.size(), passed, skipped, unsupported, xfailed, failed);
+  return failed == 0 ? 0 : 1;
+}

