@@ -112,12 +112,13 @@ void check_graph(Context& ctx, const Graph& g, const NameSet& outer, bool is_mai
           late_consumers.push_back(i);
         }
       } else if (!graph_values.count(r) && !outer.count(r)) {
+        // Values a subgraph reads from outside are reported inside the subgraph, at the reading node.
         bool is_input = std::find(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end(), r) != g.nodes[i].inputs.end();
-        ctx.node_finding("MC-GRAPH-001", g, i,
-                         is_input ? fmt::format("input '{}' is not produced by any node and is not a graph input or "
-                                                "initializer",
-                                                r)
-                                  : fmt::format("its subgraph reads '{}', which is defined nowhere", r));
+        if (is_input)
+          ctx.node_finding("MC-GRAPH-001", g, i,
+                           fmt::format("input '{}' is not produced by any node and is not a graph input or "
+                                       "initializer",
+                                       r));
       }
     }
   }

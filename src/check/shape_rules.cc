@@ -75,10 +75,14 @@ std::string dims(const TypeInfo& t) { return t.str(); }
 }  // namespace
 
 void check_types_shapes(Context& ctx) {
-  // 1. inference failures, named at the first failing node of each chain.
+  // 1. input dtypes against the type constraints (a dtype clash also fails inference: say why).
+  for_each_graph(ctx.model.graph, [&](const Graph& g) {
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (!ctx.node_has_error(g, i)) check_type_constraints(ctx, g, i, g.nodes[i]);
+  });
+  // 2. inference failures, named at the first failing node of each chain.
   for (const auto& f : ctx.inference.failures) {
-    if (ctx.node_has_error(*f.graph, f.node_index)) continue;  // schema rules said why already
-    // Nodes whose inputs are wrong because of a structural error upstream are not blamed here.
+    if (ctx.node_has_error(*f.graph, f.node_index)) continue;  // schema/type rules said why already
     ctx.node_finding(f.inputs_static ? "MC-SHAPE-001" : "MC-SHAPE-003", *f.graph, f.node_index, f.message());
   }
 
@@ -88,7 +92,6 @@ void check_types_shapes(Context& ctx) {
       const Node& n = g.nodes[i];
       for (const auto& o : n.outputs)
         if (!o.empty()) producer.emplace(o, i);
-      if (!ctx.node_has_error(g, i)) check_type_constraints(ctx, g, i, n);
       // Reshape targets that are not known before run time.
       if (n.domain.empty() && n.op_type == "Reshape" && n.inputs.size() >= 2 && !n.inputs[1].empty() &&
           !ctx.inference.constant_of(g, n.inputs[1])) {
@@ -99,7 +102,7 @@ void check_types_shapes(Context& ctx) {
                                        type_str(out)));
       }
     }
-    // 2. declared types against produced ones.
+    // 3. declared types against produced ones.
     auto compare = [&](const ValueInfo& d, bool is_output) {
       auto p = producer.find(d.name);
       if (p == producer.end() || d.type.kind != TypeInfo::Kind::Tensor) return;

@@ -623,6 +623,7 @@ class Inferrer {
         return set(e, Kind{K::Module});
       }
       if (b.k == K::Numpy) return set(e, Kind{K::Numpy});
+      if (b.k == K::RuntimeList) return set(e, Kind{K::RuntimeList});
       return set(e, Kind{});
     }
     if (t == "Subscript") {
@@ -665,7 +666,7 @@ class Inferrer {
           return set(e, r);
         }
       for (const auto& k : ks)
-        if (k.k == K::RuntimeList || k.k == K::Numpy) return set(e, Kind{K::RuntimeList});
+        if (k.k == K::RuntimeList) return set(e, Kind{K::RuntimeList});
       return set(e, Kind{K::Scalar});
     }
     if (t == "BoolOp") {
@@ -800,7 +801,7 @@ class Inferrer {
         if (n == "len") return ak.size() == 1 && ak[0].k == K::RuntimeList ? Kind{K::RuntimeList} : Kind{K::Scalar};
         if (n == "int" || n == "float" || n == "bool" || n == "round" || n == "abs") {
           if (any_tensor) return Kind{K::Tensor};
-          if (any_rt || (!ak.empty() && ak[0].k == K::Numpy)) return Kind{K::RuntimeList};
+          if (any_rt) return Kind{K::RuntimeList};
           return Kind{K::Scalar};
         }
         if (n == "max" || n == "min" || n == "sum") {
@@ -814,7 +815,7 @@ class Inferrer {
         if (n == "isinstance" || n == "hasattr" || n == "callable" || n == "issubclass") return Kind{K::Scalar};
         if (n == "str" || n == "repr" || n == "format") return Kind{K::Str};
         if (n == "list" || n == "tuple") {
-          if (!ak.empty() && (ak[0].tensor() || ak[0].k == K::RuntimeList || ak[0].k == K::Numpy)) return Kind{K::RuntimeList};
+          if (!ak.empty() && (ak[0].tensor() || ak[0].k == K::RuntimeList)) return Kind{K::RuntimeList};
           if (!ak.empty() && ak[0].k == K::Shape) return Kind{K::Shape};
           if (!ak.empty() && ak[0].k == K::CellList) return Kind{K::CellList};
           return Kind{K::List};
@@ -838,8 +839,9 @@ class Inferrer {
       if (q == "mindspore.Tensor" || q == "mindspore.Parameter" || q == "mindspore.tensor" || last == "initializer" ||
           q == "mindspore.from_numpy")
         return Kind{K::Tensor};
-      if (under(q, "numpy")) return Kind{K::Numpy};
-      if (under(q, "cv2") || under(q, "PIL")) return Kind{K::Numpy};
+      // numpy on run-time values gives run-time values; on constants, compile-time constants.
+      if (under(q, "numpy") || under(q, "cv2") || under(q, "PIL") || under(q, "scipy"))
+        return (any_tensor || any_rt) ? Kind{K::RuntimeList} : Kind{K::Numpy};
       if (under(q, "math")) return any_tensor ? tensor_result : Kind{K::Scalar};
       if (under(q, "mindspore.nn") && !under(q, "mindspore.nn.functional") && !last.empty() && std::isupper(static_cast<unsigned char>(last[0]))) {
         Kind k{(last == "CellList" || last == "SequentialCell") ? K::CellList : K::Cell};
@@ -872,7 +874,7 @@ class Inferrer {
     if (fk.k == K::Callable && fk.ctor.rfind("tensor.", 0) == 0) {
       std::string m = fk.ctor.substr(7);
       Kind recv = P.kind(F, *field(func, "value"));
-      if (m == "asnumpy" || m == "numpy") return Kind{K::Numpy};
+      if (m == "asnumpy" || m == "numpy") return Kind{K::RuntimeList};
       if (m == "tolist") return Kind{K::RuntimeList};
       if (m == "dim" || m == "ndimension" || m == "numel" || m == "nelement") return Kind{K::Scalar};
       if (m == "item") return Kind{K::Tensor};

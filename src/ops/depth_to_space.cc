@@ -3,6 +3,9 @@
 #include "ops/shape_ops_util.h"
 
 namespace ms {
+namespace {
+constexpr int64_t kMaxBlock = int64_t{1} << 16;  // keeps b*b*dim products far from overflow
+}  // namespace
 
 void register_op_depth_to_space(OpRegistry& r) {
   r.add(OpDef("DepthToSpace")
@@ -13,7 +16,7 @@ void register_op_depth_to_space(OpRegistry& r) {
             .infer_fn([](InferContext& ctx) {
               const TypeInfo& x = ctx.input_type(0);
               const int64_t b = ctx.attr_int("blocksize");
-              if (!x.shape || x.shape->size() != 4 || b <= 0) {
+              if (!x.shape || x.shape->size() != 4 || b <= 0 || b > kMaxBlock) {
                 ctx.set_output_type(0, TypeInfo::tensor(x.dtype, std::vector<Dim>(4)));
                 return;
               }
@@ -31,7 +34,7 @@ void register_op_depth_to_space(OpRegistry& r) {
               const int64_t b = ctx.attr_int("blocksize");
               const std::string& mode = ctx.attr_string("mode");
               if (x.rank() != 4) fail("{}: input must be 4-D, got {}", ctx.node().label(), shape_str(x.shape()));
-              if (b <= 0 || b > x.dim(1) || x.dim(1) % (b * b) != 0)
+              if (b <= 0 || b > kMaxBlock || x.dim(1) % (b * b) != 0)
                 fail("{}: channels {} are not divisible by blocksize^2 ({})", ctx.node().label(), x.dim(1), b);
               if (mode != "DCR" && mode != "CRD") fail("{}: unknown mode '{}'", ctx.node().label(), mode);
               const int64_t n = x.dim(0), c = x.dim(1) / (b * b), h = x.dim(2), w = x.dim(3);

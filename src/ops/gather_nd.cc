@@ -18,7 +18,8 @@ void register_op_gather_nd(OpRegistry& r) {
                 return;
               }
               const int64_t k = idx.shape->back().value;
-              if (b < 0 || b + k > static_cast<int64_t>(x.shape->size()))
+              const int64_t xr = static_cast<int64_t>(x.shape->size());
+              if (b < 0 || b > xr || k > xr - b)
                 fail("{}: indices of depth {} with batch_dims {} for data rank {}", ctx.node().label(), k, b,
                      x.shape->size());
               std::vector<Dim> out(idx.shape->begin(), idx.shape->end() - 1);
@@ -34,7 +35,7 @@ void register_op_gather_nd(OpRegistry& r) {
               const Shape& is = indices.shape();
               if (is.empty()) fail("{}: indices must have rank >= 1", label);
               const int64_t k = is.back();
-              if (b < 0 || b >= static_cast<int64_t>(is.size()) || b + k > x.rank())
+              if (b < 0 || b >= static_cast<int64_t>(is.size()) || b > x.rank() || k > x.rank() - b)
                 fail("{}: indices {} with batch_dims {} do not fit data {}", label, shape_str(is), b, shape_str(xs));
               int64_t batches = 1;
               for (int64_t d = 0; d < b; ++d) {

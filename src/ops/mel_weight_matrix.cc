@@ -11,6 +11,13 @@ void register_op_mel_weight_matrix(OpRegistry& r) {
             .inputs(5)
             .outputs(1)
             .attr_int("output_datatype", 1)
+            .infer_fn([](InferContext& ctx) {
+              const Tensor* bins = ctx.input_constant(0);
+              const Tensor* len = ctx.input_constant(1);
+              ctx.set_output_type(0, TypeInfo::tensor(DType(ctx.attr_int("output_datatype")),
+                                                      std::vector<Dim>{len ? Dim::fixed(len->as_int64(0) / 2 + 1) : Dim{},
+                                                                       bins ? Dim::fixed(bins->as_int64(0)) : Dim{}}));
+            })
             .kernel_fn([](KernelContext& ctx) {
               const std::string who = ctx.node().label();
               const int64_t mel_bins = scalar_int_input(ctx, 0);

@@ -68,8 +68,12 @@ void register_op_pad(OpRegistry& r) {
               for (size_t d = 0; d < out.size(); ++d) {
                 if (!pads || !out[d].is_static())
                   out[d] = (pads && (*pads)[d] == std::pair<int64_t, int64_t>{0, 0}) ? out[d] : Dim{};
-                else
-                  out[d] = Dim::fixed(out[d].value + (*pads)[d].first + (*pads)[d].second);
+                else {
+                  int64_t v = 0;
+                  bool over = __builtin_add_overflow(out[d].value, (*pads)[d].first, &v) ||
+                              __builtin_add_overflow(v, (*pads)[d].second, &v);
+                  out[d] = over || v < 0 ? Dim{} : Dim::fixed(v);  // invalid pads are the kernel's error
+                }
               }
               ctx.set_output_type(0, TypeInfo::tensor(x.dtype, out));
             })

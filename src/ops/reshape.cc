@@ -21,7 +21,7 @@ Shape reshape_target(const Shape& in, const std::vector<int64_t>& spec, bool all
       fail("{}: invalid shape entry {} in {}", node.label(), d, shape_str(spec));
     }
     out[i] = d;
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known)) fail("{}: shape {} overflows", node.label(), shape_str(spec));
   }
   int64_t n = shape_numel(in);
   if (infer_at >= 0) {

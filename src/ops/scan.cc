@@ -72,6 +72,41 @@ void register_op_scan(OpRegistry& r) {
             .attr("scan_output_axes", AttrType::Ints, false)
             .attr("scan_output_directions", AttrType::Ints, false)
             .attr("directions", AttrType::Ints, false)  // opset 8
+            .infer_fn([](InferContext& ctx) {
+              if (ctx.opset() < 9) return;
+              const Graph& body = ctx.attr_graph("body");
+              const int64_t M = ctx.attr_int("num_scan_inputs");
+              if (M < 1 || static_cast<size_t>(M) > ctx.num_inputs()) return;
+              const size_t N = ctx.num_inputs() - M;
+              for (size_t i = 0; i < N; ++i)
+                if (ctx.has_input(i)) ctx.set_output_type(i, ctx.input_type(i));
+              // The scan length is the first scan input's dim on its scan axis.
+              Dim len;
+              const TypeInfo& x0 = ctx.input_type(N);
+              if (x0.shape && !x0.shape->empty()) {
+                int64_t ax = ctx.has_attr("scan_input_axes") && !ctx.attr_ints("scan_input_axes").empty()
+                                 ? ctx.attr_ints("scan_input_axes")[0] : 0;
+                const int64_t r = static_cast<int64_t>(x0.shape->size());
+                if (ax < 0) ax += r;
+                if (ax >= 0 && ax < r) len = (*x0.shape)[ax];
+              }
+              const std::vector<int64_t> out_axes =
+                  ctx.has_attr("scan_output_axes") ? ctx.attr_ints("scan_output_axes") : std::vector<int64_t>{};
+              for (size_t k = 0; N + k < body.outputs.size(); ++k) {
+                const TypeInfo& et = body.outputs[N + k].type;
+                if (et.kind != TypeInfo::Kind::Tensor) continue;
+                if (!et.shape) {
+                  ctx.set_output_type(N + k, TypeInfo::tensor_unknown_shape(et.dtype));
+                  continue;
+                }
+                std::vector<Dim> dims = *et.shape;
+                int64_t ax = k < out_axes.size() ? out_axes[k] : 0;
+                if (ax < 0) ax += static_cast<int64_t>(dims.size()) + 1;
+                if (ax < 0 || ax > static_cast<int64_t>(dims.size())) continue;
+                dims.insert(dims.begin() + ax, len);
+                ctx.set_output_type(N + k, TypeInfo::tensor(et.dtype, dims));
+              }
+            })
             .kernel_fn([](KernelContext& ctx) {
               const std::string who = ctx.node().label();
               const Graph& body = ctx.attr_graph("body");

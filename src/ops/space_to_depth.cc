@@ -2,6 +2,9 @@
 #include "ops/shape_ops_util.h"
 
 namespace ms {
+namespace {
+constexpr int64_t kMaxBlock = int64_t{1} << 16;  // keeps b*b*dim products far from overflow
+}  // namespace
 
 void register_op_space_to_depth(OpRegistry& r) {
   r.add(OpDef("SpaceToDepth")
@@ -11,7 +14,7 @@ void register_op_space_to_depth(OpRegistry& r) {
             .infer_fn([](InferContext& ctx) {
               const TypeInfo& x = ctx.input_type(0);
               const int64_t b = ctx.attr_int("blocksize");
-              if (!x.shape || x.shape->size() != 4 || b <= 0) {
+              if (!x.shape || x.shape->size() != 4 || b <= 0 || b > kMaxBlock) {
                 ctx.set_output_type(0, TypeInfo::tensor(x.dtype, std::vector<Dim>(4)));
                 return;
               }
@@ -28,7 +31,7 @@ void register_op_space_to_depth(OpRegistry& r) {
               const Tensor& x = ctx.input(0);
               const int64_t b = ctx.attr_int("blocksize");
               if (x.rank() != 4) fail("{}: input must be 4-D, got {}", ctx.node().label(), shape_str(x.shape()));
-              if (b <= 0 || x.dim(2) % b != 0 || x.dim(3) % b != 0)
+              if (b <= 0 || b > kMaxBlock || x.dim(2) % b != 0 || x.dim(3) % b != 0)
                 fail("{}: spatial dims {}x{} are not divisible by blocksize {}", ctx.node().label(), x.dim(2), x.dim(3), b);
               const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2) / b, w = x.dim(3) / b;
               Tensor y = permute_copy(x, {n, c, h, b, w, b}, {0, 3, 5, 1, 2, 4});

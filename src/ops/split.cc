@@ -11,7 +11,7 @@ std::vector<int64_t> split_sizes(const AttrReader& a, std::optional<std::vector<
     int64_t sum = 0;
     for (int64_t s : *split) {
       if (s < 0) fail("{}: negative split size {}", a.node().label(), s);
-      sum += s;
+      if (__builtin_add_overflow(sum, s, &sum)) fail("{}: split sizes overflow", a.node().label());
     }
     if (split->size() != n) fail("{}: split has {} entries for {} outputs", a.node().label(), split->size(), n);
     if (sum != dim) fail("{}: split sizes sum to {}, the axis has {}", a.node().label(), sum, dim);

@@ -9,6 +9,25 @@ void register_op_stft(OpRegistry& r) {
             .inputs(2, 4)
             .outputs(1)
             .attr_int("onesided", 1)
+            .infer_fn([](InferContext& ctx) {
+              const TypeInfo& x = ctx.input_type(0);
+              Dim B, frames, bins;
+              int64_t frame_len = -1;
+              if (const Tensor* c = ctx.has_input(3) ? ctx.input_constant(3) : nullptr) frame_len = c->as_int64(0);
+              else if (ctx.has_input(2) && ctx.input_type(2).has_static_shape()) {
+                const Shape ws = ctx.input_type(2).static_shape();
+                if (ws.size() == 1) frame_len = ws[0];
+              }
+              if (x.shape && x.shape->size() == 3) {
+                B = (*x.shape)[0];
+                const Tensor* step = ctx.input_constant(1);
+                const Dim& L = (*x.shape)[1];
+                if (step && frame_len > 0 && L.is_static() && step->as_int64(0) > 0 && L.value >= frame_len)
+                  frames = Dim::fixed((L.value - frame_len) / step->as_int64(0) + 1);
+              }
+              if (frame_len > 0) bins = Dim::fixed(ctx.attr_int("onesided") ? frame_len / 2 + 1 : frame_len);
+              ctx.set_output_type(0, TypeInfo::tensor(x.dtype, std::vector<Dim>{B, frames, bins, Dim::fixed(2)}));
+            })
             .kernel_fn([](KernelContext& ctx) {
               const std::string who = ctx.node().label();
               const Tensor& x = ctx.input(0);

@@ -17,8 +17,12 @@ void register_op_tile(OpRegistry& r) {
               std::vector<Dim> out = *x.shape;
               if (reps && reps->size() != out.size())
                 fail("{}: {} repeats for rank {}", ctx.node().label(), reps->size(), out.size());
-              for (size_t d = 0; d < out.size(); ++d)
-                out[d] = reps && out[d].is_static() ? Dim::fixed(out[d].value * (*reps)[d]) : Dim{};
+              for (size_t d = 0; d < out.size(); ++d) {
+                int64_t v = 0;
+                bool ok = reps && out[d].is_static() && (*reps)[d] >= 0 &&
+                          !__builtin_mul_overflow(out[d].value, (*reps)[d], &v);
+                out[d] = ok ? Dim::fixed(v) : Dim{};
+              }
               ctx.set_output_type(0, TypeInfo::tensor(x.dtype, out));
             })
             .kernel_fn([](KernelContext& ctx) {

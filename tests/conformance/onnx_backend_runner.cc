@@ -37,6 +37,7 @@ struct Options {
   int jobs = 2;
   int timeout_s = 120;
   bool verbose = false;
+  std::string cli;  // path of `ms`: run each case through `ms run` and compare the written .npy files
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -143,6 +144,43 @@ std::string run_case(const fs::path& dir) {
   }
 }
 
+// The acceptance path: `ms run` writes output_<i>.npy, compared with output_<i>.pb as stored.
+std::string run_case_cli(const fs::path& dir, const std::string& ms) {
+  try {
+    auto out_dir = fs::temp_directory_path() / fmt::format("ms_conformance_{}", getpid());
+    for (const auto& set : fs::directory_iterator(dir)) {
+      if (!set.is_directory() || set.path().filename().string().rfind("test_data_set_", 0) != 0) continue;
+      fs::remove_all(out_dir);
+      std::string files;
+      for (const auto& f : numbered_files(set.path(), "input_")) files += (files.empty() ? "" : ",") + f.string();
+      std::string err_file = out_dir.string() + ".err";
+      std::string cmd = fmt::format("'{}' run --modelFile '{}' {} --outputDir '{}' >/dev/null 2>'{}'", ms,
+                                    (dir / "model.onnx").string(), files.empty() ? "" : "--inDataFile " + files,
+                                    out_dir.string(), err_file);
+      fs::create_directories(out_dir);
+      int status = std::system(cmd.c_str());
+      if (status != 0) {
+        std::ifstream err(err_file);
+        std::string msg((std::istreambuf_iterator<char>(err)), {});
+        return fmt::format("ms run exited with {}: {}", WEXITSTATUS(status), msg);
+      }
+      auto expected = numbered_files(set.path(), "output_");
+      for (size_t i = 0; i < expected.size(); ++i) {
+        auto npy = out_dir / fmt::format("output_{}.npy", i);
+        if (!fs::exists(npy)) return fmt::format("ms run wrote no {}", npy.filename().string());
+        Value want = io::read_pb(expected[i].string());
+        std::string r = compare_value(Value(io::read_npy(npy.string())), want, npy.filename().string());
+        if (!r.empty()) return r;
+      }
+    }
+    fs::remove_all(out_dir);
+    fs::remove(out_dir.string() + ".err");
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("exception: ") + e.what();
+  }
+}
+
 struct Result {
   std::string name;
   bool pass = false;
@@ -190,6 +228,7 @@ int main(int argc, char** argv) {
     else if (a == "--jobs") o.jobs = std::stoi(next());
     else if (a == "--timeout") o.timeout_s = std::stoi(next());
     else if (a == "--verbose") o.verbose = true;
+    else if (a == "--cli") o.cli = next();
     else {
       std::cerr << "usage: ms_conformance --data DIR --suites a,b [--filter REGEX] [--expected-failures FILE] "
                    "[--jobs N] [--timeout S]\n";
@@ -267,7 +306,7 @@ int main(int argc, char** argv) {
       pid_t pid = fork();
       if (pid == 0) {
         close(fds[0]);
-        std::string reason = run_case(dir);
+        std::string reason = o.cli.empty() ? run_case(dir) : run_case_cli(dir, o.cli);
         if (reason.size() > 600) reason = reason.substr(0, 600) + "...";
         if (!reason.empty()) {
           ssize_t ignored = write(fds[1], reason.data(), reason.size());

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "formats/io/tensor_file.h"
 #include "formats/mindir/mindir_reader.h"
 #include "formats/mindir/mindir_writer.h"
 #include "formats/model_io.h"
@@ -55,7 +56,7 @@ Model cnn_model() {
   for (int i = 0; i < 8; ++i) var.data<float>()[i] = std::fabs(var.data<float>()[i]) + 0.5f;
   init["bn_v"] = var;
   init["w2"] = random_tensor({4, 8, 1, 1}, 7);
-  init["fc_w"] = random_tensor({10, 128}, 8);
+  init["fc_w"] = random_tensor({10, 64}, 8);
   init["fc_b"] = random_tensor({10}, 9);
   init["shape"] = Tensor::from_vector<int64_t>({1, -1}, {2});
   init["split"] = Tensor::from_vector<int64_t>({2, 2}, {2});

@@ -50,6 +50,28 @@ std::string header_value(const std::string& header, const std::string& key, cons
   return header.substr(start, end - start);
 }
 
+std::string utf32_to_utf8(const std::u32string& u) {
+  std::string out;
+  for (char32_t c : u) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xc0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xe0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor parse_npy(const std::string& bytes, const std::string& what) {
@@ -81,6 +103,14 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   DType dt = DType::Undefined;
   for (const auto& t : kNpyTypes)
     if (code == t.code) dt = t.dtype;
+  size_t unicode_width = 0;  // NumPy str arrays: fixed-width UTF-32
+  if (dt == DType::Undefined && code.size() > 1 && code[0] == 'U') {
+    try {
+      unicode_width = std::stoul(code.substr(1));
+    } catch (const std::exception&) {
+    }
+    if (unicode_width > 0) dt = DType::String;
+  }
   if (dt == DType::Undefined) fail_unsupported("{}: .npy dtype '{}' is not supported", what, descr);
   Shape shape;
   std::string inner = shape_text.substr(1, shape_text.size() - 2);
@@ -97,6 +127,17 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   }
   Tensor t(dt, shape);
   size_t data_start = header_start + header_len;
+  if (dt == DType::String) {
+    size_t need = static_cast<size_t>(t.numel()) * unicode_width * 4;
+    if (bytes.size() - data_start < need) fail("{}: .npy string data is truncated", what);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      std::u32string u(unicode_width, U'\0');
+      std::memcpy(u.data(), bytes.data() + data_start + static_cast<size_t>(i) * unicode_width * 4, unicode_width * 4);
+      u.erase(u.find_last_not_of(U'\0') + 1);
+      t.data<std::string>()[i] = utf32_to_utf8(u);
+    }
+    return t;
+  }
   if (bytes.size() - data_start < t.nbytes())
     fail("{}: .npy data is {} bytes, shape {} of {} needs {}", what, bytes.size() - data_start, shape_str(shape),
          dtype_name(dt), t.nbytes());

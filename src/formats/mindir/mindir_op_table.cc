@@ -37,7 +37,7 @@ std::string str_attr(WriteCtx& c, const std::string& n, const std::string& def) 
 }
 std::optional<std::vector<int64_t>> ints_attr(WriteCtx& c, const std::string& n) {
   const Attribute* a = c.attr(n);
-  if (a && a->type == AttrType::Ints) return a->ints;
+  if (a && a->type == AttrType::Ints && !a->ints.empty()) return a->ints;  // empty = the schema's "not given"
   return std::nullopt;
 }
 // Input i as constant integers (an initializer), if it is one.
@@ -119,10 +119,45 @@ std::optional<std::vector<int64_t>> resolve_same(WriteCtx& c, const std::string&
 // ---------------------------------------------------------------------------------------------
 // Irregular exports
 
+// 1-D conv/pool: MindSpore has no 1-D primitive; nn.Conv1d itself lifts to 2-D with ExpandDims on
+// axis 2, runs the 2-D primitive with a 1-high kernel and Squeezes axis 2 again. Same here.
+std::string expand2(WriteCtx& c, const std::string& ref) {
+  return c.call("ExpandDims", {}, {ref, c.constant_node(MsValue::of_int(2))}, Abstract{});
+}
+std::string squeeze2(WriteCtx& c, const std::string& ref) {
+  return c.call("Squeeze", {{"axis", MsValue::of_ints({2})}}, {ref}, out_abs(c));
+}
+
 void export_conv(WriteCtx& c) {
   int r = rank_of(c, 1);
   if (r < 0) fail_unsupported("{}: Conv needs a weight of known rank for MindIR", label(c));
   int sp = r - 2;
+  if (sp == 1) {
+    auto wd = dims_of(c, 1);
+    Attrs a;
+    std::vector<int64_t> k{1, ints_attr(c, "kernel_shape").value_or(std::vector<int64_t>{wd.size() > 2 ? wd[2] : 1})[0]};
+    std::vector<int64_t> s{1, ints_attr(c, "strides").value_or(std::vector<int64_t>{1})[0]};
+    std::vector<int64_t> d{1, ints_attr(c, "dilations").value_or(std::vector<int64_t>{1})[0]};
+    std::vector<int64_t> p = ints_attr(c, "pads").value_or(std::vector<int64_t>{0, 0});
+    std::string auto_pad = str_attr(c, "auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET") fail_unsupported("{}: 1-D Conv with auto_pad {} is not supported in MindIR", label(c), auto_pad);
+    std::vector<int64_t> pairs{0, 0, p[0], p[1]};
+    a["kernel_size"] = MsValue::of_ints(k);
+    a["mode"] = MsValue::of_int(1);
+    if (!wd.empty() && wd[0] >= 0) a["out_channel"] = MsValue::of_int(wd[0]);
+    a["pad_mode"] = MsValue::of_string("pad");
+    a["pad"] = MsValue::of_ints(pairs);
+    a["pad_list"] = MsValue::of_ints(pairs);
+    a["stride"] = MsValue::of_ints(with_ones(s));
+    a["dilation"] = MsValue::of_ints(with_ones(d));
+    a["group"] = MsValue::of_int(int_attr(c, "group", 1));
+    a["groups"] = MsValue::of_int(int_attr(c, "group", 1));
+    a["format"] = MsValue::of_string("NCHW");
+    std::string out = c.call("Conv2D", a, {expand2(c, c.in(0)), expand2(c, c.in(1))}, Abstract{});
+    if (has_in(c, 2)) out = c.call("BiasAdd", {{"format", MsValue::of_string("NCHW")}}, {out, c.in(2)}, Abstract{});
+    c.bind(out0(c), squeeze2(c, out));
+    return;
+  }
   if (sp != 2 && sp != 3) fail_unsupported("{}: {}-D Conv has no MindSpore primitive (Conv2D/Conv3D)", label(c), sp);
   auto wd = dims_of(c, 1);
   std::vector<int64_t> k = ints_attr(c, "kernel_shape").value_or(std::vector<int64_t>(wd.begin() + 2, wd.end()));
@@ -174,6 +209,26 @@ void export_pool(WriteCtx& c, bool is_max) {
   auto k = ints_attr(c, "kernel_shape");
   if (!k) fail("{}: pool without kernel_shape", label(c));
   int sp = static_cast<int>(k->size());
+  if (sp == 1) {
+    sp = 2;
+    std::vector<int64_t> p = ints_attr(c, "pads").value_or(std::vector<int64_t>{0, 0});
+    k = std::vector<int64_t>{1, (*k)[0]};
+    Attrs a;
+    std::string auto_pad = str_attr(c, "auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET" && auto_pad != "VALID") fail_unsupported("{}: 1-D pooling with auto_pad {} is not supported in MindIR", label(c), auto_pad);
+    bool zero = p[0] == 0 && p[1] == 0 && !int_attr(c, "ceil_mode", 0);
+    a["kernel_size"] = MsValue::of_ints(with_ones(*k));
+    a["strides"] = MsValue::of_ints(with_ones({1, ints_attr(c, "strides").value_or(std::vector<int64_t>{1})[0]}));
+    a["pad_mode"] = MsValue::of_string(zero ? "VALID" : "PAD");
+    if (!zero) a["pad_list"] = MsValue::of_ints({0, 0, p[0], p[1]});
+    a["format"] = MsValue::of_string("NCHW");
+    if (int_attr(c, "ceil_mode", 0)) a["ceil_mode"] = MsValue::of_int(1);
+    if (auto dl = ints_attr(c, "dilations")) a["dilation"] = MsValue::of_ints({1, (*dl)[0]});
+    if (!is_max) a["count_include_pad"] = MsValue::of_bool(int_attr(c, "count_include_pad", 0) != 0);
+    std::string out = c.call(is_max ? "MaxPool" : "AvgPool", a, {expand2(c, c.in(0))}, Abstract{});
+    c.bind(out0(c), squeeze2(c, out));
+    return;
+  }
   if (sp != 2 && sp != 3) fail_unsupported("{}: {}-D pooling has no MindSpore primitive (2-D and 3-D only)", label(c), sp);
   std::vector<int64_t> s = ints_attr(c, "strides").value_or(std::vector<int64_t>(sp, 1));
   std::vector<int64_t> pads = ints_attr(c, "pads").value_or(std::vector<int64_t>(2 * sp, 0));
@@ -184,7 +239,7 @@ void export_pool(WriteCtx& c, bool is_max) {
   else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     mode = "SAME";
     if (auto_pad == "SAME_LOWER") a["auto_pad"] = MsValue::of_string(auto_pad);
-  } else if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+  } else if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }) && !int_attr(c, "ceil_mode", 0)) {
     mode = "VALID";
   }
   a["kernel_size"] = MsValue::of_ints(with_ones(*k));

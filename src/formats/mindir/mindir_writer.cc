@@ -34,7 +34,12 @@ Tensor constant_node_tensor(const Node& n) {
   fail_unsupported("{}: this Constant form cannot be written to MindIR", n.label());
 }
 
+class Writer;
+void write_inline_streamed(Writer& w, const std::string& path);
+
 class Writer : public WriteCtx {
+  friend void write_inline_streamed(Writer& w, const std::string& path);
+
  public:
   Writer(const Model& m, const WriteOptions& o) : m_(m), opts_(o) {}
 
@@ -53,6 +58,15 @@ class Writer : public WriteCtx {
       consts_[name] = &t;
       types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
     }
+    for (const auto& v : G.inputs)
+      if (v.type.kind == TypeInfo::Kind::Sequence || v.type.kind == TypeInfo::Kind::Optional)
+        unsupported_.push_back(fmt::format("graph input '{}' is a {}; MindIR graphs here take tensors only", v.name,
+                                           v.type.kind == TypeInfo::Kind::Sequence ? "sequence" : "optional"));
+    for (const auto& v : G.outputs)
+      if (v.type.kind == TypeInfo::Kind::Sequence || v.type.kind == TypeInfo::Kind::Optional)
+        unsupported_.push_back(fmt::format("graph output '{}' is a {}; MindIR graphs here return tensors only", v.name,
+                                           v.type.kind == TypeInfo::Kind::Sequence ? "sequence" : "optional"));
+    if (!unsupported_.empty()) unsupported_ops_.insert("sequence/optional values");
     for (const auto& v : G.inputs) {
       if (G.initializers.count(v.name)) continue;  // an old-style weight input: written as a parameter
       auto* in = g_->add_input();
@@ -86,7 +100,7 @@ class Writer : public WriteCtx {
       const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
       if (!rule) {
         unsupported_ops_.insert(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
-        unsupported_.push_back(fmt::format("{} (no MindSpore primitive; node '{}')", n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, n.name));
+        unsupported_.push_back(fmt::format("{}: no MindSpore primitive for {}", n.label(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type));
         poison(n);
         continue;
       }
@@ -401,6 +415,83 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   }
 }
 
+
+void put_varint(std::string& s, uint64_t v) {
+  while (v >= 0x80) {
+    s.push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  s.push_back(static_cast<char>(v));
+}
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// Writes the model with inline weights without copying them: the ModelProto is serialized without
+// its parameters, followed by a second `graph` (field 7) record holding only the parameters, whose
+// raw_data bytes are written straight from the tensors. Protobuf merges repeated occurrences of an
+// embedded message, so every parser reads the same ModelProto as if the parameters were inline in
+// the first record; this only saves two copies of the weights (convert time of large models).
+void write_inline_streamed(Writer& w, const std::string& path) {
+  auto* g = w.proto_.mutable_graph();
+  std::vector<std::string> metas;
+  std::vector<const Tensor*> data;
+  for (auto& [p, t] : w.params_) {
+    metas.push_back(p->SerializeAsString());
+    data.push_back(t);
+  }
+  g->clear_parameter();
+  std::string head;
+  if (!w.proto_.SerializeToString(&head)) fail("{}: model is too large to serialize", path);
+  // sizes
+  std::vector<uint64_t> tlen(metas.size());
+  uint64_t glen = 0;
+  for (size_t k = 0; k < metas.size(); ++k) {
+    uint64_t n = data[k]->nbytes();
+    tlen[k] = metas[k].size() + 1 + varint_size(n) + n;
+    glen += 1 + varint_size(tlen[k]) + tlen[k];
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) fail("{}: cannot write file", path);
+    f.write(head.data(), static_cast<std::streamsize>(head.size()));
+    if (!metas.empty()) {
+      std::string hdr;
+      hdr.push_back(0x3A);  // field 7 (graph), length-delimited
+      put_varint(hdr, glen);
+      f.write(hdr.data(), static_cast<std::streamsize>(hdr.size()));
+      for (size_t k = 0; k < metas.size(); ++k) {
+        std::string e;
+        e.push_back(0x1A);  // GraphProto field 3 (parameter)
+        put_varint(e, tlen[k]);
+        e += metas[k];
+        e.push_back(0x4A);  // TensorProto field 9 (raw_data)
+        put_varint(e, data[k]->nbytes());
+        f.write(e.data(), static_cast<std::streamsize>(e.size()));
+        f.write(static_cast<const char*>(data[k]->raw()), static_cast<std::streamsize>(data[k]->nbytes()));
+      }
+    }
+    f.flush();
+    if (!f) {
+      f.close();
+      fs::remove(tmp);
+      fail("{}: write failed (disk full?)", path);
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail("{}: cannot move the written file into place", path);
+  }
+}
+
 }  // namespace
 
 std::string export_mindir_bytes(const Model& model, const WriteOptions& opts) {
@@ -417,10 +508,7 @@ std::string save_mindir(const Model& model, const std::string& path, const Write
   Writer w(model, opts);
   w.run();
   if (w.param_bytes() <= opts.split_threshold) {
-    w.fill_weights(false, "", nullptr);
-    std::string bytes;
-    if (!w.proto_.SerializeToString(&bytes)) fail("{}: model is too large to serialize", path);
-    write_file_atomic(path, bytes);
+    write_inline_streamed(w, path);
     return path;
   }
   // Split form: <prefix>_graph.mindir + <prefix>_variables/data_0.

@@ -68,7 +68,8 @@ void export_graph(const Graph& g, onnx::GraphProto* out) {
     if (!n.doc.empty()) p->set_doc_string(n.doc);
     for (const auto& i : n.inputs) p->add_input(i);
     for (const auto& o : n.outputs) p->add_output(o);
-    for (const auto& [k, a] : n.attrs) export_attr(k, a, p->add_attribute());
+    for (const auto& [k, a] : n.attrs)
+      if (a.type != AttrType::Undefined) export_attr(k, a, p->add_attribute());
   }
 }
 

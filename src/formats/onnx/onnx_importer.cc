@@ -41,7 +41,9 @@ Attribute import_attr(const onnx::AttributeProto& a, const Node& node, const Imp
       for (const auto& g : a.graphs()) r.graphs.push_back(std::make_shared<Graph>(import_graph(g, ctx)));
       return r;
     case onnx::AttributeProto::TYPE_PROTO:
-      fail_unsupported("{}: type_proto attributes are not supported", what);
+    case onnx::AttributeProto::TYPE_PROTOS:
+      // Only Optional/SequenceEmpty-style type annotations use these; no kernel reads them.
+      return Attribute{};
     default:
       fail("{}: attribute has no valid type ({})", what, static_cast<int>(a.type()));
   }

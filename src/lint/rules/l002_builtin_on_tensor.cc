@@ -41,6 +41,8 @@ void rule_l002(RuleContext& ctx) {
           if (ops[i] != "In" && ops[i] != "NotIn") continue;
           const Node* l = operands[i];
           const Node* r = operands[i + 1];
+          // "key" in inputs: a string key means `inputs` is really a dict, not a tensor
+          if (ctx.kind(*f, *l).k == K::Str) continue;
           if (ctx.kind(*f, *l).tensor() || ctx.kind(*f, *r).tensor()) {
             const Node* tn = ctx.kind(*f, *r).tensor() ? r : l;
             ctx.report("MS-L002", *f->file, n, Severity::Error, Severity::Error,

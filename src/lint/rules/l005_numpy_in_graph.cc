@@ -30,10 +30,14 @@ void rule_l005(RuleContext& ctx) {
       bool img = under(q, "cv2") || under(q, "PIL") || under(q, "skimage");
       if (!np && !img) return;
       bool on_tensor = false;
+      auto runtime = [&](const Node& a) {
+        Kind k = ctx.kind(*f, a);
+        return k.tensor() || k.k == K::RuntimeList;
+      };
       for (const auto& a : *field(n, "args"))
-        if (ctx.kind(*f, a).tensor()) on_tensor = true;
+        if (runtime(a)) on_tensor = true;
       for (const auto& kw : *field(n, "keywords"))
-        if (ctx.kind(*f, *field(kw, "value")).tensor()) on_tensor = true;
+        if (runtime(*field(kw, "value"))) on_tensor = true;
       std::string lib = img ? q.substr(0, q.find('.')) : "numpy";
       if (img) {
         ctx.report("MS-L005", *f->file, n, Severity::Error, Severity::Error,
@@ -41,7 +45,7 @@ void rule_l005(RuleContext& ctx) {
                    "do image preprocessing in the data pipeline (mindspore.dataset.vision) before the network");
       } else if (on_tensor) {
         ctx.report("MS-L005", *f->file, n, Severity::Error, Severity::Error,
-                   q + "() on a tensor in " + where(*f) +
+                   q + "() on tensor values in " + where(*f) +
                        ": numpy cannot run on graph tensors; at best JIT fallback runs it in Python and it is left out of "
                        "the exported MindIR",
                    "use the matching MindSpore op (ops.*, mindspore.numpy) instead of " + q);

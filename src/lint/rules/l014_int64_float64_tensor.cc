@@ -69,6 +69,8 @@ class NpDtype {
       if (l == W_UNKNOWN) l = literal(*field(n, "left")) == W_F64 && (r == W_I64) ? W_F64 : W_UNKNOWN;
       if (r == W_UNKNOWN) r = literal(*field(n, "right")) == W_F64 && (l == W_I64) ? W_F64 : W_UNKNOWN;
       if (l == W_F64 || r == W_F64) return W_F64;
+      // int64 / anything is float64 in numpy (true division)
+      if ((l == W_I64 || r == W_I64) && str_field(n, "op") == "Div") return W_F64;
       if (l == W_I64 || r == W_I64) return (l == W_32 || r == W_32) ? W_32 : W_I64;
       return (l == W_32 || r == W_32) ? W_32 : W_UNKNOWN;
     }
@@ -117,8 +119,22 @@ class NpDtype {
       const Node* fill = arg(n, 1) ? arg(n, 1) : kwarg(n, "fill_value");
       return fill ? (literal(*fill) != W_UNKNOWN ? literal(*fill) : of(*fill)) : W_UNKNOWN;
     }
-    if (f == "zeros_like" || f == "ones_like" || f == "empty_like" || f == "full_like" || f == "copy" || f == "sqrt" ||
-        f == "exp" || f == "log" || f == "sin" || f == "cos" || f == "tanh" || f == "abs" || f == "transpose" ||
+    if (f == "sqrt" || f == "exp" || f == "log" || f == "sin" || f == "cos" || f == "tanh" || f == "mean" ||
+        f == "power" || f == "true_divide") {
+      // float functions: int64 input gives float64 too
+      for (const auto& a : *field(n, "args")) {
+        W w = of(a);
+        if (w == W_F64 || w == W_I64) return W_F64;
+        if (w == W_32) return W_32;
+      }
+      return W_UNKNOWN;
+    }
+    if (f == "where" && arg(n, 2)) {
+      W a = of(*arg(n, 1)), b = of(*arg(n, 2));
+      return a == W_F64 || b == W_F64 ? W_F64 : (a == W_I64 && b == W_I64 ? W_I64 : W_UNKNOWN);
+    }
+    if (f == "zeros_like" || f == "ones_like" || f == "empty_like" || f == "full_like" || f == "copy" ||
+        f == "abs" || f == "transpose" ||
         f == "reshape" || f == "expand_dims" || f == "squeeze" || f == "tril" || f == "triu" || f == "tile" ||
         f == "repeat")
       return arg(n, 0) ? of(*arg(n, 0)) : W_UNKNOWN;
