@@ -100,7 +100,8 @@ std::string run_conversion(const ConvertOptions& o) {
   }
   size_t nodes_before = m.graph.nodes.size();
   if (o.optimize != "none") passes::run_basic_pipeline(m);
-  if (o.fp16) passes::weights_to_fp16(m);
+  size_t nodes_optimized = m.graph.nodes.size();
+  size_t casts = o.fp16 ? passes::weights_to_fp16(m) : 0;
   std::string written = save_model(m, out, o.out_fmt);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet) {
@@ -112,8 +113,9 @@ std::string run_conversion(const ConvertOptions& o) {
     for (size_t k = 0; k < m.graph.outputs.size(); ++k)
       std::cout << (k ? ", " : "") << m.graph.outputs[k].name
                 << (m.graph.outputs[k].type.kind == TypeInfo::Kind::Unknown ? "" : " " + m.graph.outputs[k].type.str());
-    std::cout << "\n  nodes:      " << m.graph.nodes.size();
-    if (nodes_before != m.graph.nodes.size()) std::cout << " (" << nodes_before << " before --optimize " << o.optimize << ")";
+    std::cout << "\n  nodes:      " << nodes_optimized;
+    if (nodes_before != nodes_optimized) std::cout << " (" << nodes_before << " before --optimize " << o.optimize << ")";
+    if (casts) std::cout << " + " << casts << " Cast nodes restoring float32 from the fp16 weights";
     size_t pb = parameter_bytes(m);
     std::cout << "\n  parameters: " << pb << " bytes (" << human_bytes(pb) << ")" << (o.fp16 ? ", float32 weights stored as float16" : "")
               << "\n  time:       " << fmt::format("{:.3f}", secs) << " s\n";

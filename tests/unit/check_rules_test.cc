@@ -200,7 +200,7 @@ std::vector<Case> cases() {
   v.push_back({"MC-SHAPE-003", "addk", "", [](Model& m) {
                  m.graph.inputs[0] = {"x", TypeInfo::tensor(DType::Float32, std::vector<Dim>{Dim::symbol("N"), Dim::fixed(3),
                                                                                             Dim::fixed(8), Dim::fixed(8)})};
-                 m.graph.initializers["k3"] = filled({3}, 1.0f);
+                 m.graph.initializers["k3"] = filled({3, 1, 1}, 1.0f);  // 4 channels vs 3: no broadcast
                  m.graph.nodes.insert(m.graph.nodes.begin() + 4, make_node("Add", {"p", "k3"}, {"pk"}, "addk"));
                  find(m, "reshape1")->inputs[0] = "pk";
                }});

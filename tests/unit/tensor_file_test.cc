@@ -32,7 +32,7 @@ TEST(Npy, RoundTripKeepsDtypeShapeAndValues) {
 TEST(Npy, ParsesAHandWrittenNumpyHeader) {
   // What numpy.save writes for np.array([[1.5, -2.0]], dtype=np.float32).
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }";
-  header.append(64 - 10 - header.size() - 1, ' ');
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
   float vals[2] = {1.5f, -2.0f};
