@@ -59,11 +59,12 @@ struct CheckReport {
   std::string file;
   Target target = Target::Cpu;
   std::vector<Finding> findings;
-  bool unreadable = false;  // the file could not be read as a model (exit 2)
+  bool unreadable = false;   // the file could not be read as a model (exit 2)
+  bool unsupported = false;  // the importer does not support a feature the model uses (exit 3, MC-FILE-008)
   std::optional<TargetSummary> target_summary;
 
   int count(Severity s) const;
-  int exit_code() const;  // 0 no errors, 1 errors, 2 unreadable
+  int exit_code() const;  // 0 no errors, 1 errors, 2 unreadable, 3 unsupported feature
 };
 
 // Everything the rules share: the model, the inference result, options and the findings list.
@@ -114,8 +115,10 @@ void check_target(Context& ctx);
 bool target_supports(Target t, const std::string& domain, const std::string& op_type);
 
 // Integrity of the raw file (file_rules.cc). Returns the model when it could be imported; findings
-// about the file are appended to `findings`, `unreadable` set when the file cannot be read as a model.
-std::optional<Model> load_checked(const std::string& path, std::vector<Finding>& findings, bool& unreadable);
+// about the file are appended to `findings`, `unreadable` set when the file cannot be read as a model,
+// `*unsupported` (when given) when the importer rejects a feature it does not support (ErrorCode::Unsupported).
+std::optional<Model> load_checked(const std::string& path, std::vector<Finding>& findings, bool& unreadable,
+                                  bool* unsupported = nullptr);
 
 // The whole check of a file / an in-memory model.
 CheckReport check_file(const std::string& path, const CheckOptions& opts);

@@ -95,11 +95,22 @@ void check_deployability(Context& ctx) {
   });
 
   std::unordered_map<std::string, std::pair<const Graph*, size_t>> first_consumer;
+  // Values read only by ops for which +-Inf is a meaningful operand (bounds, masks, fill values):
+  // Clip(max=+inf), Where(-inf mask), Add(-inf attention mask), comparisons. Inf there is by design.
+  static const std::set<std::string> kInfOk = {"Clip", "Max", "Min", "Where", "Add", "Sub", "Less", "LessOrEqual",
+                                               "Greater", "GreaterOrEqual", "Equal", "IsInf", "Expand",
+                                               "ConstantOfShape", "Pad", "Concat", "Unsqueeze", "Reshape", "Cast"};
+  std::unordered_map<std::string, bool> inf_ok_value;  // value -> every consumer tolerates Inf
   for_each_graph(m.graph, [&](const Graph& g) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& n = g.nodes[i];
       for (const auto& in : n.inputs)
-        if (!in.empty()) first_consumer.emplace(in, std::make_pair(&g, i));
+        if (!in.empty()) {
+          first_consumer.emplace(in, std::make_pair(&g, i));
+          bool ok = n.domain.empty() && kInfOk.count(n.op_type) > 0;
+          auto [it, fresh] = inf_ok_value.emplace(in, ok);
+          if (!fresh) it->second = it->second && ok;
+        }
       const bool onnx = n.domain.empty();
       // --- training residue
       if (onnx && n.op_type == "Dropout") {
@@ -197,6 +208,10 @@ void check_deployability(Context& ctx) {
     if (!is_float_dtype(t.dtype())) return;
     NonFinite nf = scan_floats(t);
     if (nf.nan + nf.inf == 0) return;
+    if (nf.nan == 0) {
+      auto ok = inf_ok_value.find(name);
+      if (ok != inf_ok_value.end() && ok->second) return;  // Inf as a bound/mask, by design
+    }
     std::string msg = fmt::format("{} '{}' {} holds {} NaN and {} Inf value(s) (first at flat index {})", what, name,
                                   shape_str(t.shape()), nf.nan, nf.inf, nf.first);
     auto c = first_consumer.find(name);
@@ -215,7 +230,9 @@ void check_deployability(Context& ctx) {
         const Attribute* v = n.attr("value");
         if (v && v->type == AttrType::Tensor && is_float_dtype(v->t.dtype())) {
           NonFinite nf = scan_floats(v->t);
-          if (nf.nan + nf.inf)
+          auto ok = inf_ok_value.find(n.outputs[0]);
+          bool by_design = nf.nan == 0 && ok != inf_ok_value.end() && ok->second;
+          if (nf.nan + nf.inf && !by_design)
             ctx.node_finding("MC-DEPLOY-007", g, i,
                              fmt::format("constant '{}' {} holds {} NaN and {} Inf value(s) (first at flat index {})",
                                          n.outputs[0], shape_str(v->t.shape()), nf.nan, nf.inf, nf.first));
@@ -229,6 +246,8 @@ void check_deployability(Context& ctx) {
   const bool wants32 = ctx.opts.target != Target::Cpu;
   auto io_checks = [&](const ValueInfo& v, bool is_input) {
     const char* kind = is_input ? "input" : "output";
+    // A warning, not an error: healthy exports use such names and run everywhere that matters to them
+    // (openWakeWord: 'onnx::Flatten_0', '13'; PaddleOCR: 'sigmoid_0.tmp_0'). See docs/diagnostics.md.
     if (!valid_name(v.name))
       ctx.tensor_finding("MC-DEPLOY-010", v.name,
                          fmt::format("graph {} name '{}' does not match [A-Za-z_][A-Za-z0-9_]*", kind, v.name),
@@ -236,11 +255,17 @@ void check_deployability(Context& ctx) {
                                      "runtimes accept it",
                                      v.name, sanitized(v.name)));
     if (v.type.kind != TypeInfo::Kind::Tensor) return;
-    if (v.type.dtype == DType::Float64 || (wants32 && v.type.dtype == DType::Int64))
+    // float64 is an error on every target; int64 is an error where the target wants int32 and a
+    // warning on cpu (this runtime handles int64, but most deployment targets convert or refuse it).
+    if (v.type.dtype == DType::Float64 || v.type.dtype == DType::Int64) {
+      bool f64 = v.type.dtype == DType::Float64;
       ctx.tensor_finding("MC-DEPLOY-009", v.name,
-                         fmt::format("graph {} '{}' is {}; target {} wants {}", kind, v.name,
-                                     dtype_name(v.type.dtype), target_name(ctx.opts.target),
-                                     v.type.dtype == DType::Float64 ? "float32" : "int32"));
+                         fmt::format("graph {} '{}' is {}; target {} {} {}", kind, v.name, dtype_name(v.type.dtype),
+                                     target_name(ctx.opts.target),
+                                     (f64 || wants32) ? "wants" : "handles it, but deployment targets want",
+                                     f64 ? "float32" : "int32"),
+                         "", (f64 || wants32) ? std::optional<Severity>() : std::optional<Severity>(Severity::Warning));
+    }
     if (!is_input || ctx.opts.input_shapes.count(v.name)) return;
     if (!v.type.shape) {
       ctx.tensor_finding("MC-DEPLOY-005", v.name, fmt::format("graph input '{}' has no shape (rank unknown)", v.name),

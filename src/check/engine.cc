@@ -27,17 +27,18 @@ const std::vector<RuleInfo>& rule_catalogue() {
       {"MC-FILE-005", S::Error, "external data shorter than declared", "the external data file is truncated or belongs to another export: copy it again together with the model"},
       {"MC-FILE-006", S::Error, "weights stripped", "the model declares weights that are not in the file: re-export with the weights (e.g. torch.onnx.export without stripping, keep_initializers_as_inputs=False)"},
       {"MC-FILE-007", S::Error, "tensor data does not match its shape", "the stored bytes and the declared shape/dtype disagree: re-export the model"},
+      {"MC-FILE-008", S::Error, "unsupported model feature", "this tool cannot import the file's format or a feature the model uses yet (the message names it): export to ONNX / re-export without the feature (exit code 3)"},
       // 2. graph structure
       {"MC-GRAPH-001", S::Error, "input references nothing", "the node reads a value that no node, input or initializer defines: connect it to the right producer or add the missing initializer"},
       {"MC-GRAPH-002", S::Error, "graph output never produced", "produce the output with a node (or remove it from the graph outputs)"},
       {"MC-GRAPH-003", S::Error, "value defined more than once", "every value name must be produced exactly once: rename one of the producers' outputs"},
-      {"MC-GRAPH-004", S::Warning, "duplicate node name", "give every node a unique name so that tools and error messages can refer to it"},
+      {"MC-GRAPH-004", S::Error, "duplicate node name", "give every node a unique name so that tools and error messages can refer to it"},
       {"MC-GRAPH-005", S::Error, "cycle", "a node depends on its own output: break the cycle (recurrence belongs in a Loop/Scan body)"},
       {"MC-GRAPH-006", S::Error, "nodes not in topological order", "sort the nodes so that every value is produced before it is used (onnx.utils or re-export)"},
-      {"MC-GRAPH-007", S::Warning, "dead node", "the node's outputs reach no graph output: remove it (ms optimize removes dead nodes) or add its output to the graph outputs"},
-      {"MC-GRAPH-008", S::Warning, "isolated subgraph", "a group of nodes is disconnected from the graph's inputs and outputs: remove it or connect it"},
-      {"MC-GRAPH-009", S::Warning, "unused initializer", "remove the initializer (it only adds to the file size)"},
-      {"MC-GRAPH-010", S::Warning, "unused graph input", "remove the input, or connect it to the nodes that should read it"},
+      {"MC-GRAPH-007", S::Error, "dead node", "the node's outputs reach no graph output: remove it (ms optimize removes dead nodes) or add its output to the graph outputs"},
+      {"MC-GRAPH-008", S::Error, "isolated subgraph", "a group of nodes is disconnected from the graph's inputs and outputs: remove it or connect it"},
+      {"MC-GRAPH-009", S::Error, "unused initializer", "remove the initializer (it only adds to the file size)"},
+      {"MC-GRAPH-010", S::Error, "unused graph input", "remove the input, or connect it to the nodes that should read it"},
       {"MC-GRAPH-011", S::Error, "empty graph", "the graph has no nodes or no outputs: export the model again from the framework"},
       // 3. operator schema
       {"MC-OP-001", S::Error, "unknown operator", "the operator is not an ONNX operator nor one of this project's: replace it with standard ops or a supported custom op"},
@@ -62,10 +63,10 @@ const std::vector<RuleInfo>& rule_catalogue() {
       {"MC-DEPLOY-003", S::Error, "random operator", "the output changes from run to run: remove the random op or replace it with a constant before deploying"},
       {"MC-DEPLOY-004", S::Error, "training operator", "gradient/optimizer operators do not belong in a deployed model: export the inference graph only"},
       {"MC-DEPLOY-005", S::Warning, "dynamic input dims", "fix the shape at conversion with --inputShape \"name:1,3,224,224\" (dynamic dims cost speed or are refused by some targets)"},
-      {"MC-DEPLOY-006", S::Warning, "data-dependent output shape", "the output shape depends on the data: targets with static memory planning may refuse it; bound it (e.g. TopK with a constant K) or move it out of the model"},
+      {"MC-DEPLOY-006", S::Error, "data-dependent output shape", "the output shape depends on the data: targets with static memory planning may refuse it; bound it (e.g. TopK with a constant K) or move it out of the model"},
       {"MC-DEPLOY-007", S::Error, "NaN or Inf in weights", "the weights are corrupt (diverged training or a bad conversion): re-export from a good checkpoint"},
       {"MC-DEPLOY-008", S::Error, "BatchNormalization variance < 0", "a variance cannot be negative: the weights are corrupt or in the wrong order (scale, B, mean, var)"},
-      {"MC-DEPLOY-009", S::Warning, "64-bit tensor where the target wants 32-bit", "cast to int32/float32 at export (int64 indices and shapes are converted by the target, float64 halves the speed or is refused)"},
+      {"MC-DEPLOY-009", S::Error, "64-bit tensor where the target wants 32-bit", "cast to int32/float32 at export (int64 indices and shapes are converted by the target, float64 halves the speed or is refused)"},
       {"MC-DEPLOY-010", S::Warning, "name rejected by deployment runtimes", "rename the graph input/output to match [A-Za-z_][A-Za-z0-9_]*"},
       // 6. target support
       {"MC-TARGET-001", S::Error, "operator not supported by the target", "replace the operator with supported ones, or pick another --target"},
@@ -139,6 +140,7 @@ int CheckReport::count(Severity s) const {
 }
 
 int CheckReport::exit_code() const {
+  if (unsupported) return 3;
   if (unreadable) return 2;
   return count(Severity::Error) > 0 ? 1 : 0;
 }
@@ -184,8 +186,8 @@ CheckReport check_model(const Model& model, const CheckOptions& opts) {
 
 CheckReport check_file(const std::string& path, const CheckOptions& opts) {
   std::vector<Finding> file_findings;
-  bool unreadable = false;
-  std::optional<Model> model = load_checked(path, file_findings, unreadable);
+  bool unreadable = false, unsupported = false;
+  std::optional<Model> model = load_checked(path, file_findings, unreadable, &unsupported);
   CheckReport report;
   if (model) {
     report = check_model(*model, opts);
@@ -193,6 +195,7 @@ CheckReport check_file(const std::string& path, const CheckOptions& opts) {
   report.file = path;
   report.target = opts.target;
   report.unreadable = unreadable;
+  report.unsupported = unsupported;
   report.findings.insert(report.findings.begin(), file_findings.begin(), file_findings.end());
   return report;
 }
@@ -232,7 +235,7 @@ std::string format_text(const CheckReport& r) {
   }
   int e = r.count(Severity::Error), w = r.count(Severity::Warning), i = r.count(Severity::Info);
   out += fmt::format("summary: {} error{}, {} warning{}, {} info -> {}\n", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s",
-                     i, r.unreadable ? "UNREADABLE" : (e ? "FAILED" : "PASSED"));
+                     i, r.unsupported ? "UNSUPPORTED" : r.unreadable ? "UNREADABLE" : (e ? "FAILED" : "PASSED"));
   return out;
 }
 

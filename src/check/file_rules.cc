@@ -9,6 +9,12 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string_view>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check/check.h"
 #include "formats/model_io.h"
@@ -33,7 +39,7 @@ Finding file_finding(const std::string& id, const std::string& tensor, std::stri
 
 // Classifies bytes that do not parse as a ModelProto: "truncated" when the top-level records are
 // ModelProto fields and one of them runs past the end of the file, "not a model" otherwise.
-bool looks_truncated(const std::string& bytes) {
+bool looks_truncated(std::string_view bytes) {
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
   in.SetTotalBytesLimit(INT32_MAX);
@@ -184,10 +190,65 @@ struct TensorWalk {
   }
 };
 
+// The file's bytes, memory-mapped read-only (no zero-filled 100 MB buffer, no copy through read()).
+class MappedFile {
+ public:
+  ~MappedFile() { close(); }
+  void close() {
+    if (data_ && size_) ::munmap(data_, size_);
+    if (fd_ >= 0) ::close(fd_);
+    data_ = nullptr;
+    size_ = 0;
+    fd_ = -1;
+  }
+  // false with `error` set when the file cannot be opened or mapped.
+  bool open(const std::string& path, std::string& error) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      error = "cannot open the file (permissions?)";
+      return false;
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      error = "cannot read the file";
+      return false;
+    }
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ == 0) return true;
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED) {
+      size_ = 0;
+      error = "cannot map the file into memory";
+      return false;
+    }
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+    data_ = p;
+    return true;
+  }
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  int fd_ = -1;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 std::optional<Model> import_or_report(const std::function<Model()>& load, const std::string& path,
-                                      std::vector<Finding>& findings, bool& unreadable) {
+                                      std::vector<Finding>& findings, bool& unreadable, bool* unsupported) {
   try {
     return load();
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::Unsupported) {
+      findings.push_back(file_finding("MC-FILE-008", path, e.what()));
+      unreadable = true;
+      if (unsupported) *unsupported = true;
+      return std::nullopt;
+    }
+    std::string msg = e.what();
+    bool trunc = msg.find("truncated") != std::string::npos && msg.find("not a valid") == std::string::npos;
+    findings.push_back(file_finding(trunc ? "MC-FILE-002" : "MC-FILE-003", path, msg));
+    unreadable = true;
+    return std::nullopt;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     bool trunc = msg.find("truncated") != std::string::npos && msg.find("not a valid") == std::string::npos;
@@ -199,7 +260,8 @@ std::optional<Model> import_or_report(const std::function<Model()>& load, const 
 
 }  // namespace
 
-std::optional<Model> load_checked(const std::string& path, std::vector<Finding>& findings, bool& unreadable) {
+std::optional<Model> load_checked(const std::string& path, std::vector<Finding>& findings, bool& unreadable,
+                                  bool* unsupported) {
   std::error_code ec;
   auto unreadable_file = [&](const std::string& msg) -> std::optional<Model> {
     findings.push_back(file_finding("MC-FILE-001", path, msg));
@@ -211,27 +273,19 @@ std::optional<Model> load_checked(const std::string& path, std::vector<Finding>&
   std::string ext = fs::path(path).extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return unreadable_file(fmt::format("{}: cannot open the file (permissions?)", path));
-  std::string bytes;
-  {
-    f.seekg(0, std::ios::end);
-    auto size = f.tellg();
-    f.seekg(0, std::ios::beg);
-    if (size < 0) return unreadable_file(fmt::format("{}: cannot read the file", path));
-    bytes.resize(static_cast<size_t>(size));
-    if (size > 0 && !f.read(bytes.data(), size)) return unreadable_file(fmt::format("{}: read error", path));
-  }
+  MappedFile file;
+  std::string open_error;
+  if (!file.open(path, open_error)) return unreadable_file(fmt::format("{}: {}", path, open_error));
+  std::string_view bytes = file.bytes();
   if (bytes.empty()) return unreadable_file(fmt::format("{}: file is empty (0 bytes)", path));
 
   if (ext == ".mindir" || ext == ".ms" || ext == ".tflite" || ext == ".pb") {
-    bytes.clear();
-    return import_or_report([&] { return load_model(path); }, path, findings, unreadable);
+    return import_or_report([&] { return load_model(path); }, path, findings, unreadable, unsupported);
   }
 
   // ONNX.
   onnx::ModelProto proto;
-  bool parsed = bytes.size() < static_cast<size_t>(INT32_MAX) && proto.ParseFromString(bytes);
+  bool parsed = bytes.size() < static_cast<size_t>(INT32_MAX) && proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   if (!parsed) {
     if (looks_truncated(bytes))
       findings.push_back(file_finding(
@@ -269,14 +323,10 @@ std::optional<Model> load_checked(const std::string& path, std::vector<Finding>&
                     walk.stripped.size(), walk.stripped_bytes, bytes.size(), names)));
   }
 
-  if (!walk.patched) {
-    proto.Clear();
-    return import_or_report([&] { return onnx_format::import_onnx_bytes(bytes, path); }, path, findings, unreadable);
-  }
-  bytes.clear();
-  std::string patched = proto.SerializeAsString();
-  proto.Clear();
-  return import_or_report([&] { return onnx_format::import_onnx_bytes(patched, path); }, path, findings, unreadable);
+  // Import the proto parsed above (patched in place where data was missing): no second parse.
+  file.close();  // the proto holds its own copy of everything
+  return import_or_report([&] { return onnx_format::import_onnx_proto(proto, path); }, path, findings, unreadable,
+                          unsupported);
 }
 
 }  // namespace ms::check

@@ -281,8 +281,8 @@ void check_graph(Context& ctx, const Graph& g, const NameSet& outer, bool is_mai
   for (const auto& [k, t] : g.initializers)
     if (!used.count(k))
       ctx.tensor_finding("MC-GRAPH-009", k,
-                         fmt::format("initializer '{}' ({} {}) is not used by any node", k, dtype_name(t.dtype()),
-                                     shape_str(t.shape())));
+                         fmt::format("initializer '{}' ({} {}) is not used by any node{}", k, dtype_name(t.dtype()),
+                                     shape_str(t.shape()), ctx.where.count(&g) ? ctx.where.at(&g) : ""));
   if (is_main)
     for (const auto& v : g.inputs)
       if (!used.count(v.name) && !g.initializers.count(v.name))

@@ -395,6 +395,10 @@ void check_schema(Context& ctx) {
                          fmt::format("operator '{}' of domain '{}' is unknown", n.op_type, n.domain));
         continue;
       }
+      // A model newer than the ONNX schemas linked here (MC-OP-002 above): the schemas found are older
+      // versions of its operators (ReduceMean-13 for a ReduceMean-18 with an axes input), so checking
+      // counts/attributes against them would only produce false errors.
+      if (n.domain.empty() && v > max_onnx) continue;
       check_counts(ctx, g, i, n, s, def);
       check_attrs(ctx, g, i, n, s, def);
       check_values(ctx, g, i, n, s);

@@ -1,5 +1,6 @@
 // ms model_check: structural and deployability check of a model (src/check, docs/diagnostics.md).
-// Exit: 0 no error-severity finding, 1 errors found, 2 bad usage or a file that cannot be read.
+// Exit: 0 no error-severity finding, 1 errors found, 2 bad usage or a file that cannot be read,
+// 3 a model feature the importer does not support (MC-FILE-008).
 #include <iostream>
 
 #include "check/check.h"
@@ -40,7 +41,8 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string
 
 int cmd_model_check(const Args& args) {
   CLI::App app("Structural and deployability check: every finding names the rule (docs/diagnostics.md), the node "
-               "and the fix. Exit 0: no errors, 1: errors found, 2: unreadable file or bad usage.",
+               "and the fix. Exit 0: no errors, 1: errors found, 2: unreadable file or bad usage, 3: unsupported model "
+               "feature.",
                "model_check");
   std::string model_file, target = "cpu", format = "text", input_shape;
   int check_model = 1;

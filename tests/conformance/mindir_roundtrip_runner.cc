@@ -279,7 +279,7 @@ int main(int argc, char** argv) {
   auto unsupported_ok = [&](const Result& r) {
     if (r.code != 4) return false;
     auto bar = r.reason.find(" | ");
-    std::string ops = r.reason.substr(4, bar == std::string::npos ? std::string::npos : bar - 4);
+    std::string ops = r.reason.substr(5, bar == std::string::npos ? std::string::npos : bar - 5);  // after "ops: "
     if (ops.empty()) return false;
     for (const auto& op : split(ops, ','))
       if (!expected_fail.count(op)) return false;

@@ -99,6 +99,9 @@ TEST(CheckRules, CatalogueIdsAreUniqueAndDocumented) {
   for (const auto& r : check::rule_catalogue()) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_NE(ss.str().find(std::string("`") + r.id + "`"), std::string::npos) << r.id << " missing in diagnostics.md";
+    // The table row states the catalogue severity.
+    std::string row = std::string("| `") + r.id + "` | " + std::string(check::severity_name(r.severity)) + " |";
+    EXPECT_NE(ss.str().find(row), std::string::npos) << r.id << ": severity in diagnostics.md differs from the catalogue";
   }
 }
 
@@ -275,6 +278,46 @@ TEST(CheckRules, InferenceModeResidueIsNotFlagged) {
   EXPECT_EQ(finding(r, "MC-DEPLOY-001"), nullptr) << dump(r);
   EXPECT_EQ(finding(r, "MC-DEPLOY-002"), nullptr) << dump(r);
   EXPECT_EQ(r.exit_code(), 0) << dump(r);
+}
+
+TEST(CheckRules, InfAsBoundOrMaskIsNotCorruptWeights) {
+  // Clip(max=+inf), as in openWakeWord's melspectrogram model: by design, no MC-DEPLOY-007.
+  Model m = healthy();
+  m.graph.initializers["lo"] = Tensor::from_vector<float>({0.0f}, {});
+  m.graph.initializers["hi"] = Tensor::from_vector<float>({INFINITY}, {});
+  find(m, "relu1")->op_type = "Clip";
+  find(m, "relu1")->inputs = {"bn", "lo", "hi"};
+  CheckReport r = run(m);
+  EXPECT_EQ(finding(r, "MC-DEPLOY-007"), nullptr) << dump(r);
+  EXPECT_EQ(r.exit_code(), 0) << dump(r);
+  // NaN in the same bound is reported; so is Inf in a Conv weight.
+  m.graph.initializers["hi"] = Tensor::from_vector<float>({NAN}, {});
+  EXPECT_NE(finding(run(m), "MC-DEPLOY-007"), nullptr);
+  Model w = healthy();
+  w.graph.initializers["w"].data<float>()[3] = -INFINITY;
+  const CheckReport rw = run(w);
+  const check::Finding* f = finding(rw, "MC-DEPLOY-007");
+  ASSERT_NE(f, nullptr) << dump(rw);
+  EXPECT_EQ(f->node, "conv1");
+  EXPECT_EQ(rw.exit_code(), 1);
+}
+
+TEST(CheckRules, PerFindingSeverities) {
+  // int64 graph input: a warning on cpu (this runtime handles it), an error where the target wants int32.
+  Model m = healthy();
+  m.graph.inputs.push_back(tensor_info("sr", DType::Int64, {1}));
+  m.graph.nodes.push_back(make_node("Cast", {"sr"}, {"sr_f"}, "cast_sr"));
+  m.graph.outputs.push_back(tensor_info("sr_f", DType::Float32, {1}));
+  m.graph.nodes.back().attrs["to"] = Attribute::of_int(static_cast<int64_t>(DType::Float32));
+  CheckReport cpu = run(m);
+  const check::Finding* f = finding(cpu, "MC-DEPLOY-009");
+  ASSERT_NE(f, nullptr) << dump(cpu);
+  EXPECT_EQ(f->severity, Severity::Warning);
+  EXPECT_EQ(cpu.exit_code(), 0) << dump(cpu);
+  CheckReport asc = run(m, check::Target::Ascend);
+  f = finding(asc, "MC-DEPLOY-009");
+  ASSERT_NE(f, nullptr) << dump(asc);
+  EXPECT_EQ(f->severity, Severity::Error);
 }
 
 TEST(CheckRules, WeightsListedAsInputsAreNotUnusedInputs) {

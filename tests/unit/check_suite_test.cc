@@ -51,8 +51,15 @@ TEST(CheckSuite, BackendModelsHaveNoStructuralErrors) {
       if (skip.count(name)) continue;
       check::CheckReport r = check::check_file((c / "model.onnx").string(), {});
       ++checked;
+      // The *_expanded cases are function bodies inlined by the ONNX test generator: they keep dead
+      // nodes (LayerNormalization's unused Size) and unused inputs (CastLike's `like`) by
+      // construction, which model_check rightly reports (MC-GRAPH-007..010 are errors).
+      const bool expanded = name.size() > 9 && name.compare(name.size() - 9, 9, "_expanded") == 0;
+      auto dead_code_rule = [](const std::string& rule) {
+        return rule == "MC-GRAPH-007" || rule == "MC-GRAPH-008" || rule == "MC-GRAPH-009" || rule == "MC-GRAPH-010";
+      };
       for (const auto& f : r.findings)
-        if (f.severity == check::Severity::Error && guarded_rule(f.rule))
+        if (f.severity == check::Severity::Error && guarded_rule(f.rule) && !(expanded && dead_code_rule(f.rule)))
           offenders.push_back(name + ": " + f.rule + " " + (f.node.empty() ? f.tensor : f.node + " (" + f.op + ")") +
                               ": " + f.message);
     }

@@ -205,7 +205,7 @@ TEST(MindirWriter, DecodesWithProtocAgainstTheSchema) {
   auto dir = test::temp_dir("mindir_protoc");
   std::string file = (dir / "cnn.mindir").string();
   save_model(cnn_model(), file, ModelFormat::MindIR);
-  std::string proto_dir = (std::filesystem::path(__FILE__).parent_path() / "../../src/formats/mindir").lexically_normal().string();
+  std::string proto_dir = (std::filesystem::path(MS_SOURCE_DIR) / "src/formats/mindir").string();
   int code = 0;
   std::string out = sh("protoc --decode=mind_ir.ModelProto -I " + proto_dir + " " + proto_dir + "/mind_ir.proto < " + file, &code);
   if (code == 127) GTEST_SKIP() << "protoc not installed";

@@ -20,12 +20,12 @@ namespace fs = std::filesystem;
 
 fs::path shared_dir() {
   if (const char* e = std::getenv("MS_MINDIR_DATA")) return e;
-  return (fs::path(__FILE__).parent_path() / "../../../shared/data/mindir").lexically_normal();
+  return (fs::path(MS_SOURCE_DIR) / "../shared/data/mindir").lexically_normal();
 }
-fs::path data_dir() { return (fs::path(__FILE__).parent_path() / "../data/mindir").lexically_normal(); }
+fs::path data_dir() { return fs::path(MS_SOURCE_DIR) / "tests/data/mindir"; }
 
 #define NEED_SHARED()                                                          \
-  if (!fs::is_directory(shared_dir())) GTEST_SKIP() << "no " << shared_dir(); \
+  ASSERT_TRUE(fs::is_directory(shared_dir())) << "no " << shared_dir() << " (../shared beside the checkout)"; \
   do {                                                                         \
   } while (0)
 

@@ -160,7 +160,11 @@ void export_conv(WriteCtx& c) {
   }
   if (sp != 2 && sp != 3) fail_unsupported("{}: {}-D Conv has no MindSpore primitive (Conv2D/Conv3D)", label(c), sp);
   auto wd = dims_of(c, 1);
-  std::vector<int64_t> k = ints_attr(c, "kernel_shape").value_or(std::vector<int64_t>(wd.begin() + 2, wd.end()));
+  std::vector<int64_t> k;
+  if (auto ks = ints_attr(c, "kernel_shape")) k = *ks;
+  else if (static_cast<int>(wd.size()) == sp + 2) k.assign(wd.begin() + 2, wd.end());
+  if (static_cast<int>(k.size()) != sp || std::any_of(k.begin(), k.end(), [](int64_t v) { return v <= 0; }))
+    fail_unsupported("{}: Conv needs kernel_shape or a weight of known shape for MindIR", label(c));
   std::vector<int64_t> s = ints_attr(c, "strides").value_or(std::vector<int64_t>(sp, 1));
   std::vector<int64_t> d = ints_attr(c, "dilations").value_or(std::vector<int64_t>(sp, 1));
   std::vector<int64_t> pads = ints_attr(c, "pads").value_or(std::vector<int64_t>(2 * sp, 0));

@@ -147,6 +147,10 @@ Model import_onnx_bytes(const std::string& bytes, const std::string& source_path
   if (bytes.empty()) fail("{}: file is empty, not an ONNX model", source_path);
   if (!proto.ParseFromString(bytes))
     fail("{}: not a valid ONNX model (protobuf parse failed; the file is truncated or not ONNX)", source_path);
+  return import_onnx_proto(proto, source_path, opts);
+}
+
+Model import_onnx_proto(onnx::ModelProto& proto, const std::string& source_path, const ImportOptions& opts) {
   if (!proto.has_graph()) fail("{}: ONNX model has no graph", source_path);
   if (opts.upgrade_opset) upgrade_opset(proto);
 

@@ -6,6 +6,10 @@
 
 #include "core/graph.h"
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace ms::onnx_format {
 
 constexpr int64_t kCanonicalOpset = 17;
@@ -16,5 +20,8 @@ struct ImportOptions {
 
 Model load_onnx(const std::string& path, const ImportOptions& opts = {});
 Model import_onnx_bytes(const std::string& bytes, const std::string& source_path, const ImportOptions& opts = {});
+// The same for a model already parsed (by a caller that inspected the proto first, e.g. model_check):
+// saves a second parse of the file. `proto` may be modified (opset upgrade).
+Model import_onnx_proto(onnx::ModelProto& proto, const std::string& source_path, const ImportOptions& opts = {});
 
 }  // namespace ms::onnx_format
