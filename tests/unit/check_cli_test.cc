@@ -15,20 +15,10 @@
 namespace ms {
 namespace {
 
-struct CmdResult {
-  int code;
-  std::string out;  // stdout only
-};
+using test::CmdResult;
 
 CmdResult run_check(const std::string& args) {
-  std::string cmd = std::string(MS_BINARY) + " model_check --checkModel 1 " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return test::run_command(std::string(MS_BINARY) + " model_check --checkModel 1 " + args + " 2>/dev/null");
 }
 
 // y = Relu(x + b), x: float32[2,3], all names deployable.
@@ -66,14 +56,14 @@ const nlohmann::json* find_rule(const nlohmann::json& j, const std::string& rule
 TEST_F(CheckCli, HealthyModelExitsZero) {
   auto p = write_model("ok.onnx", healthy());
   auto t = run_check("--modelFile " + p);
-  EXPECT_EQ(t.code, 0) << t.out;
-  EXPECT_NE(t.out.find("Supported ops: 2/2, Unsupported ops: []"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("summary: 0 errors, 0 warnings, 0 info -> PASSED"), std::string::npos) << t.out;
+  EXPECT_EQ(t.code, 0) << t.output;
+  EXPECT_NE(t.output.find("Supported ops: 2/2, Unsupported ops: []"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("summary: 0 errors, 0 warnings, 0 info -> PASSED"), std::string::npos) << t.output;
   auto j = run_check("--modelFile " + p + " --format json");
   EXPECT_EQ(j.code, 0);
-  auto js = nlohmann::json::parse(j.out);
+  auto js = nlohmann::json::parse(j.output);
   EXPECT_TRUE(js["findings"].is_array());
-  EXPECT_TRUE(js["findings"].empty()) << j.out;
+  EXPECT_TRUE(js["findings"].empty()) << j.output;
   EXPECT_EQ(js["target"], "cpu");
   EXPECT_EQ(js["summary"]["errors"], 0);
   EXPECT_EQ(js["summary"]["exit_code"], 0);
@@ -87,15 +77,15 @@ TEST_F(CheckCli, StructuralDefectsExitOneWithAllJsonFields) {
   m.graph.nodes.push_back(test::make_node("Neg", {"s"}, {"unused"}, "dead_neg"));
   auto p = write_model("dead.onnx", m);
   auto t = run_check("--modelFile " + p);
-  EXPECT_EQ(t.code, 1) << t.out;
-  EXPECT_NE(t.out.find("error MC-GRAPH-007 node dead_neg (Neg)"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("-> FAILED"), std::string::npos) << t.out;
+  EXPECT_EQ(t.code, 1) << t.output;
+  EXPECT_NE(t.output.find("error MC-GRAPH-007 node dead_neg (Neg)"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("-> FAILED"), std::string::npos) << t.output;
 
   auto j = run_check("--modelFile " + p + " --format json");
   EXPECT_EQ(j.code, 1);
-  auto js = nlohmann::json::parse(j.out);
+  auto js = nlohmann::json::parse(j.output);
   const auto* f = find_rule(js, "MC-GRAPH-007");
-  ASSERT_NE(f, nullptr) << j.out;
+  ASSERT_NE(f, nullptr) << j.output;
   EXPECT_EQ((*f)["severity"], "error");
   EXPECT_EQ((*f)["node"], "dead_neg");
   EXPECT_EQ((*f)["op"], "Neg");
@@ -109,10 +99,10 @@ TEST_F(CheckCli, StructuralDefectsExitOneWithAllJsonFields) {
   Model u = healthy();
   u.graph.initializers["orphan"] = Tensor::from_vector<float>({1, 2}, {2});
   auto ju = run_check("--modelFile " + write_model("unused.onnx", u) + " --format json");
-  EXPECT_EQ(ju.code, 1) << ju.out;
-  auto jus = nlohmann::json::parse(ju.out);
+  EXPECT_EQ(ju.code, 1) << ju.output;
+  auto jus = nlohmann::json::parse(ju.output);
   const auto* g = find_rule(jus, "MC-GRAPH-009");
-  ASSERT_NE(g, nullptr) << ju.out;
+  ASSERT_NE(g, nullptr) << ju.output;
   EXPECT_EQ((*g)["severity"], "error");
   EXPECT_EQ((*g)["tensor"], "orphan");
   EXPECT_TRUE((*g)["node"].is_null());
@@ -122,8 +112,8 @@ TEST_F(CheckCli, StructuralDefectsExitOneWithAllJsonFields) {
   n.graph.outputs[0].name = "out:0";
   n.graph.nodes[1].outputs[0] = "out:0";
   auto colon = run_check("--modelFile " + write_model("colon.onnx", n));
-  EXPECT_EQ(colon.code, 0) << colon.out;
-  EXPECT_NE(colon.out.find("warning MC-DEPLOY-010 'out:0'"), std::string::npos) << colon.out;
+  EXPECT_EQ(colon.code, 0) << colon.output;
+  EXPECT_NE(colon.output.find("warning MC-DEPLOY-010 'out:0'"), std::string::npos) << colon.output;
 }
 
 TEST_F(CheckCli, WarningsAloneExitZero) {
@@ -134,35 +124,35 @@ TEST_F(CheckCli, WarningsAloneExitZero) {
       TypeInfo::tensor(DType::Float32, std::vector<Dim>{Dim::symbol("batch"), Dim::fixed(3)});
   auto p = write_model("dyn.onnx", m);
   auto t = run_check("--modelFile " + p);
-  EXPECT_EQ(t.code, 0) << t.out;
-  EXPECT_NE(t.out.find("warning MC-DEPLOY-005 'x'"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("-> PASSED"), std::string::npos) << t.out;
+  EXPECT_EQ(t.code, 0) << t.output;
+  EXPECT_NE(t.output.find("warning MC-DEPLOY-005 'x'"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("-> PASSED"), std::string::npos) << t.output;
   // --inputShape fixes the dims: the warning goes away.
   auto fixed = run_check("--modelFile " + p + " --inputShape \"x:4,3\"");
   EXPECT_EQ(fixed.code, 0);
-  EXPECT_EQ(fixed.out.find("MC-DEPLOY-005"), std::string::npos) << fixed.out;
+  EXPECT_EQ(fixed.output.find("MC-DEPLOY-005"), std::string::npos) << fixed.output;
 }
 
 TEST_F(CheckCli, UnreadableFilesExitTwo) {
   auto missing = run_check("--modelFile " + (dir / "nope.onnx").string() + " --format json");
   EXPECT_EQ(missing.code, 2);
-  auto jm = nlohmann::json::parse(missing.out);
-  ASSERT_NE(find_rule(jm, "MC-FILE-001"), nullptr) << missing.out;
+  auto jm = nlohmann::json::parse(missing.output);
+  ASSERT_NE(find_rule(jm, "MC-FILE-001"), nullptr) << missing.output;
   EXPECT_EQ(jm["summary"]["exit_code"], 2);
 
   auto text = run_check("--modelFile " + write("text.onnx", "hello, this is not a model"));
-  EXPECT_EQ(text.code, 2) << text.out;
-  EXPECT_NE(text.out.find("MC-FILE-003"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("UNREADABLE"), std::string::npos) << text.out;
+  EXPECT_EQ(text.code, 2) << text.output;
+  EXPECT_NE(text.output.find("MC-FILE-003"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("UNREADABLE"), std::string::npos) << text.output;
 
   std::string bytes = onnx_format::export_onnx_bytes(healthy());
   auto trunc = run_check("--modelFile " + write("trunc.onnx", bytes.substr(0, bytes.size() - 7)));
-  EXPECT_EQ(trunc.code, 2) << trunc.out;
-  EXPECT_NE(trunc.out.find("MC-FILE-002"), std::string::npos) << trunc.out;
+  EXPECT_EQ(trunc.code, 2) << trunc.output;
+  EXPECT_NE(trunc.output.find("MC-FILE-002"), std::string::npos) << trunc.output;
 
   auto empty = run_check("--modelFile " + write("empty.onnx", ""));
   EXPECT_EQ(empty.code, 2);
-  EXPECT_NE(empty.out.find("MC-FILE-001"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.output.find("MC-FILE-001"), std::string::npos) << empty.output;
 }
 
 TEST_F(CheckCli, BadUsageExitsTwo) {
@@ -186,11 +176,11 @@ TEST_F(CheckCli, UnsupportedFeatureExitsThree) {
   sp->mutable_indices()->add_dims(1);
   sp->mutable_indices()->add_int64_data(2);
   auto r = run_check("--modelFile " + write("sparse.onnx", proto.SerializeAsString()) + " --format json");
-  EXPECT_EQ(r.code, 3) << r.out;
-  auto js = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.code, 3) << r.output;
+  auto js = nlohmann::json::parse(r.output);
   const auto* f = find_rule(js, "MC-FILE-008");
-  ASSERT_NE(f, nullptr) << r.out;
-  EXPECT_NE((*f)["message"].get<std::string>().find("sparse"), std::string::npos) << r.out;
+  ASSERT_NE(f, nullptr) << r.output;
+  EXPECT_NE((*f)["message"].get<std::string>().find("sparse"), std::string::npos) << r.output;
   EXPECT_EQ(js["summary"]["exit_code"], 3);
 }
 

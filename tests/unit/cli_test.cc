@@ -13,20 +13,8 @@
 namespace ms {
 namespace {
 
-struct CmdResult {
-  int code;
-  std::string output;  // stdout + stderr
-};
-
-CmdResult run_ms(const std::string& args) {
-  std::string cmd = std::string(MS_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+test::CmdResult run_ms(const std::string& args) {
+  return test::run_command(std::string(MS_BINARY) + " " + args + " 2>&1");
 }
 
 // y = Relu(x + b) with x: float32[2,3].

@@ -1,5 +1,9 @@
 // Small builders shared by the unit tests.
 #pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -28,6 +32,22 @@ inline std::filesystem::path temp_dir(const std::string& tag) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+struct CmdResult {
+  int code;
+  std::string output;
+};
+
+// Runs a shell command and returns its exit status and standard output.
+inline CmdResult run_command(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 }  // namespace ms::test
