@@ -9,6 +9,7 @@ PACKAGES=(
   libonnx-dev libonnx-testdata
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libbenchmark-dev
+  python3  # ms lint parses network sources with python3's own ast module
 )
 
 missing=()
