@@ -1,5 +1,6 @@
 #include "formats/onnx/onnx_importer.h"
 
+#include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
@@ -94,6 +95,30 @@ bool same_interface(const onnx::GraphProto& a, const onnx::GraphProto& b) {
   return same(a.input(), b.input()) && same(a.output(), b.output());
 }
 
+bool valid_type(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return t.tensor_type().elem_type() == 0 || dtype_is_valid(t.tensor_type().elem_type());
+  if (t.has_sequence_type()) return valid_type(t.sequence_type().elem_type());
+  if (t.has_optional_type()) return valid_type(t.optional_type().elem_type());
+  return true;
+}
+
+// Element types the converter's graph import can represent (ONNX's checker does not look at them).
+bool valid_types(const onnx::GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+    for (const auto& v : *list)
+      if (!valid_type(v.type())) return false;
+  for (const auto& t : g.initializer())
+    if (!dtype_is_valid(t.data_type())) return false;
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_t() && !dtype_is_valid(a.t().data_type())) return false;
+      if (a.has_g() && !valid_types(a.g())) return false;
+      for (const auto& sg : a.graphs())
+        if (!valid_types(sg)) return false;
+    }
+  return true;
+}
+
 bool uses_op(const onnx::GraphProto& g, const std::string& op) {
   for (const auto& n : g.node()) {
     if (n.op_type() == op) return true;
@@ -119,6 +144,15 @@ bool upgrade_opset(onnx::ModelProto& m) {
   // ONNX 1.12 has no Hardmax 12->13 adapter: it bumps the version and silently changes the axis
   // semantics (2-D coercion -> single axis), so such models keep their opset.
   if (version < 13 && uses_op(m.graph(), "Hardmax")) return false;
+  try {
+    // The converter assumes a well-formed graph (it crashes on some corrupt ones): only models
+    // that pass ONNX's checker are upgraded; the rest are imported as they are and our own
+    // validation reports what is wrong with them.
+    onnx::checker::check_model(m);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (!valid_types(m.graph())) return false;
   try {
     onnx::ModelProto inferred = m;
     try {
