@@ -5,6 +5,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -119,6 +120,25 @@ bool valid_types(const onnx::GraphProto& g) {
   return true;
 }
 
+// Every graph output is an input, initializer or node output (the converter dereferences the
+// producer without checking, and ONNX 1.12's checker does not verify it).
+bool outputs_produced(const onnx::GraphProto& g) {
+  std::set<std::string> defined;
+  for (const auto& v : g.input()) defined.insert(v.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& o : n.output()) defined.insert(o);
+    for (const auto& a : n.attribute()) {
+      if (a.has_g() && !outputs_produced(a.g())) return false;
+      for (const auto& sg : a.graphs())
+        if (!outputs_produced(sg)) return false;
+    }
+  }
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) return false;
+  return true;
+}
+
 bool uses_op(const onnx::GraphProto& g, const std::string& op) {
   for (const auto& n : g.node()) {
     if (n.op_type() == op) return true;
@@ -152,7 +172,7 @@ bool upgrade_opset(onnx::ModelProto& m) {
   } catch (const std::exception&) {
     return false;
   }
-  if (!valid_types(m.graph())) return false;
+  if (!valid_types(m.graph()) || !outputs_produced(m.graph())) return false;
   try {
     onnx::ModelProto inferred = m;
     try {
