@@ -89,3 +89,35 @@ TEST(Importer, TruncatedFileIsAClearError) {
 
 }  // namespace
 }  // namespace ms
+
+namespace ms {
+namespace {
+
+// ONNX's version converter dereferences missing producers: a corrupt old-opset model must reach
+// our own validation (a clear error) instead of crashing inside the converter.
+TEST(Importer, CorruptOldOpsetModelIsAnErrorNotACrash) {
+  onnx::ModelProto p;
+  p.set_ir_version(7);
+  p.add_opset_import()->set_version(13);
+  auto* g = p.mutable_graph();
+  g->set_name("g");
+  auto* in = g->add_input();
+  in->set_name("x");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+  auto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y_typo");  // produced by nothing
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+  Model m = onnx_format::import_onnx_bytes(p.SerializeAsString(), "corrupt.onnx");
+  EXPECT_EQ(m.opset(""), 13);  // left unconverted
+  EXPECT_THROW(Session(std::make_shared<const Model>(m)), Error);
+  // An element type the converter cannot represent.
+  g->mutable_output(0)->set_name("y");
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(61);
+  EXPECT_NO_THROW(onnx_format::import_onnx_bytes(p.SerializeAsString(), "corrupt.onnx"));
+}
+
+}  // namespace
+}  // namespace ms
