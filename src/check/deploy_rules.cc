@@ -15,6 +15,14 @@ namespace ms::check {
 
 namespace {
 
+// "input:0": TensorFlow's tensor-name form. The ':' collides with the name:shape syntax of
+// --inputShape in MindSpore Lite's converter and this tool, so such inputs cannot be addressed.
+bool tf_style_name(const std::string& s) {
+  auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size() || s[colon - 1] == ':') return false;
+  return s.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+}
+
 bool valid_name(const std::string& s) {
   if (s.empty()) return false;
   auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
@@ -248,7 +256,12 @@ void check_deployability(Context& ctx) {
     const char* kind = is_input ? "input" : "output";
     // A warning, not an error: healthy exports use such names and run everywhere that matters to them
     // (openWakeWord: 'onnx::Flatten_0', '13'; PaddleOCR: 'sigmoid_0.tmp_0'). See docs/diagnostics.md.
-    if (!valid_name(v.name))
+    if (tf_style_name(v.name))
+      ctx.tensor_finding("MC-DEPLOY-011", v.name,
+                         fmt::format("graph {} name '{}' has TensorFlow's ':<index>' suffix", kind, v.name),
+                         fmt::format("rename '{}' to '{}': the ':' collides with the name:shape syntax of --inputShape",
+                                     v.name, sanitized(v.name)));
+    else if (!valid_name(v.name))
       ctx.tensor_finding("MC-DEPLOY-010", v.name,
                          fmt::format("graph {} name '{}' does not match [A-Za-z_][A-Za-z0-9_]*", kind, v.name),
                          fmt::format("rename '{}' to '{}' (in the exporter, or with a rename pass) so that deployment "

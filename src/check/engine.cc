@@ -68,6 +68,7 @@ const std::vector<RuleInfo>& rule_catalogue() {
       {"MC-DEPLOY-008", S::Error, "BatchNormalization variance < 0", "a variance cannot be negative: the weights are corrupt or in the wrong order (scale, B, mean, var)"},
       {"MC-DEPLOY-009", S::Error, "64-bit tensor where the target wants 32-bit", "cast to int32/float32 at export (int64 indices and shapes are converted by the target, float64 halves the speed or is refused)"},
       {"MC-DEPLOY-010", S::Warning, "name rejected by deployment runtimes", "rename the graph input/output to match [A-Za-z_][A-Za-z0-9_]*"},
+      {"MC-DEPLOY-011", S::Error, "TensorFlow-style name:index", "rename the graph input/output without the ':<index>' suffix (e.g. input:0 -> input_0)"},
       // 6. target support
       {"MC-TARGET-001", S::Error, "operator not supported by the target", "replace the operator with supported ones, or pick another --target"},
   };

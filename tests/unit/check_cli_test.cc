@@ -107,13 +107,19 @@ TEST_F(CheckCli, StructuralDefectsExitOneWithAllJsonFields) {
   EXPECT_EQ((*g)["tensor"], "orphan");
   EXPECT_TRUE((*g)["node"].is_null());
 
-  // A name that strict runtimes reject ("input:0") is a warning (healthy exports have such names).
+  // A name strict runtimes reject ("out.1") is a warning (healthy exports have such names); the
+  // TensorFlow form "out:0" is an error.
   Model n = healthy();
+  n.graph.outputs[0].name = "out.1";
+  n.graph.nodes[1].outputs[0] = "out.1";
+  auto dotted = run_check("--modelFile " + write_model("dotted.onnx", n));
+  EXPECT_EQ(dotted.code, 0) << dotted.output;
+  EXPECT_NE(dotted.output.find("warning MC-DEPLOY-010 'out.1'"), std::string::npos) << dotted.output;
   n.graph.outputs[0].name = "out:0";
   n.graph.nodes[1].outputs[0] = "out:0";
   auto colon = run_check("--modelFile " + write_model("colon.onnx", n));
-  EXPECT_EQ(colon.code, 0) << colon.output;
-  EXPECT_NE(colon.output.find("warning MC-DEPLOY-010 'out:0'"), std::string::npos) << colon.output;
+  EXPECT_EQ(colon.code, 1) << colon.output;
+  EXPECT_NE(colon.output.find("error MC-DEPLOY-011 'out:0'"), std::string::npos) << colon.output;
 }
 
 TEST_F(CheckCli, WarningsAloneExitZero) {

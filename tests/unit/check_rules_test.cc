@@ -244,7 +244,11 @@ std::vector<Case> cases() {
                  m.graph.nodes[0].attrs["to"] = Attribute::of_int(1);
                  find(m, "conv1")->inputs[0] = "xf";
                }});
-  v.push_back({"MC-DEPLOY-010", "", "input:0", [](Model& m) {
+  v.push_back({"MC-DEPLOY-010", "", "input.1", [](Model& m) {
+                 m.graph.inputs[0].name = "input.1";
+                 find(m, "conv1")->inputs[0] = "input.1";
+               }});
+  v.push_back({"MC-DEPLOY-011", "", "input:0", [](Model& m) {
                  m.graph.inputs[0].name = "input:0";
                  find(m, "conv1")->inputs[0] = "input:0";
                }});
