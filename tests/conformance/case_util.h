@@ -2,9 +2,15 @@
 // values (floats rtol 1e-3 + atol 1e-5, everything else exactly).
 #pragma once
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -80,6 +86,86 @@ inline std::string compare_value(const Value& got, const Value& want, const std:
   }
   if (!got.is_tensor()) return what + ": expected a tensor";
   return compare_tensor(got.tensor, want.tensor, what);
+}
+
+struct CaseResult {
+  std::string name;
+  bool pass = false;
+  std::string reason;
+  int code = 1;  // the child's exit status (runner-defined meaning)
+};
+
+// Runs every case in a forked child (at most `jobs` at a time) so that a crashing or hanging
+// kernel fails only its own case. `child` fills the reason and returns the exit status (0 = pass);
+// `done` sees each result as it arrives. Returns all results.
+inline std::vector<CaseResult> run_forked(const std::vector<std::pair<std::string, fs::path>>& cases, int jobs,
+                                          int timeout_s,
+                                          const std::function<int(const fs::path&, std::string&)>& child,
+                                          const std::function<void(const CaseResult&)>& done) {
+  struct Child {
+    pid_t pid;
+    int fd;
+    std::string name;
+    std::chrono::steady_clock::time_point start;
+  };
+  std::vector<CaseResult> results;
+  std::vector<Child> running;
+  size_t next = 0;
+  jobs = std::max(jobs, 1);
+  while (next < cases.size() || !running.empty()) {
+    while (next < cases.size() && static_cast<int>(running.size()) < jobs) {
+      const auto& [name, dir] = cases[next++];
+      int fds[2];
+      if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        std::string reason;
+        int code = child(dir, reason);
+        if (reason.size() > 600) reason = reason.substr(0, 600) + "...";
+        if (!reason.empty()) {
+          ssize_t ignored = write(fds[1], reason.data(), reason.size());
+          (void)ignored;
+        }
+        close(fds[1]);
+        _exit(code);
+      }
+      close(fds[1]);
+      running.push_back({pid, fds[0], name, std::chrono::steady_clock::now()});
+    }
+    for (auto it = running.begin(); it != running.end();) {
+      int status = 0;
+      pid_t r = waitpid(it->pid, &status, WNOHANG);
+      bool timed_out = false;
+      if (r == 0 && std::chrono::steady_clock::now() - it->start > std::chrono::seconds(timeout_s)) {
+        kill(it->pid, SIGKILL);
+        waitpid(it->pid, &status, 0);
+        timed_out = true;
+        r = it->pid;
+      }
+      if (r != it->pid) {
+        ++it;
+        continue;
+      }
+      std::string msg;
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(it->fd, buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
+      close(it->fd);
+      CaseResult res{it->name, false, msg, 1};
+      if (timed_out) res.reason = "timeout";
+      else if (WIFSIGNALED(status))
+        res.reason = fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+      else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) res.pass = true;
+      if (WIFEXITED(status)) res.code = WEXITSTATUS(status);
+      if (!res.pass && res.reason.empty()) res.reason = "failed without a message";
+      results.push_back(res);
+      done(results.back());
+      it = running.erase(it);
+    }
+    usleep(2000);
+  }
+  return results;
 }
 
 }  // namespace ms::conformance

@@ -122,35 +122,6 @@ int run_case(const fs::path& dir, std::string& reason) {
   return reason.empty() ? 0 : 1;
 }
 
-struct Result {
-  std::string name;
-  bool pass = false;
-  std::string reason;
-  int code = 1;
-};
-
-struct Child {
-  pid_t pid;
-  int fd;
-  std::string name;
-  std::chrono::steady_clock::time_point start;
-};
-
-Result finish(Child& c, int status, bool timed_out) {
-  std::string msg;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(c.fd, buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
-  close(c.fd);
-  Result r{c.name, false, msg};
-  if (timed_out) r.reason = "timeout";
-  else if (WIFSIGNALED(status)) r.reason = fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) r.pass = true;
-  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  else if (r.reason.empty()) r.reason = "failed without a message";
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -212,7 +183,7 @@ int main(int argc, char** argv) {
   }
 
   // An unsupported case is expected when every op the writer refused is listed.
-  auto unsupported_ok = [&](const Result& r) {
+  auto unsupported_ok = [&](const CaseResult& r) {
     if (r.code != 4) return false;
     auto bar = r.reason.find(" | ");
     std::string ops = r.reason.substr(5, bar == std::string::npos ? std::string::npos : bar - 5);  // after "ops: "
@@ -221,59 +192,12 @@ int main(int argc, char** argv) {
       if (!expected_fail.count(op)) return false;
     return true;
   };
-  std::vector<Result> results;
-  std::vector<Child> running;
-  size_t next_case = 0;
-  auto reap = [&](bool block) {
-    for (auto it = running.begin(); it != running.end();) {
-      int status = 0;
-      pid_t r = waitpid(it->pid, &status, WNOHANG);
-      bool timed_out = false;
-      if (r == 0 && std::chrono::steady_clock::now() - it->start > std::chrono::seconds(o.timeout_s)) {
-        kill(it->pid, SIGKILL);
-        waitpid(it->pid, &status, 0);
-        timed_out = true;
-        r = it->pid;
-      }
-      if (r == it->pid) {
-        results.push_back(finish(*it, status, timed_out));
-        const Result& res = results.back();
-        bool xfail = expected_fail.count(res.name) > 0 || unsupported_ok(res);
-        const char* tag = res.pass ? "PASS " : res.code == 3 ? "SKIP " : res.code == 4 ? (xfail ? "UNSUPPORTED " : "FAIL ") : (xfail ? "XFAIL " : "FAIL ");
-        if (o.verbose || !res.pass || xfail)
-          std::cout << tag << res.name
-                    << (res.reason.empty() ? "" : ": " + res.reason) << "\n"
-                    << std::flush;
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (block) usleep(2000);
-  };
-  while (next_case < cases.size() || !running.empty()) {
-    while (next_case < cases.size() && static_cast<int>(running.size()) < o.jobs) {
-      auto [name, dir] = cases[next_case++];
-      int fds[2];
-      if (pipe(fds) != 0) return 2;
-      pid_t pid = fork();
-      if (pid == 0) {
-        close(fds[0]);
-        std::string reason;
-        int code = run_case(dir, reason);
-        if (reason.size() > 600) reason = reason.substr(0, 600) + "...";
-        if (!reason.empty()) {
-          ssize_t ignored = write(fds[1], reason.data(), reason.size());
-          (void)ignored;
-        }
-        close(fds[1]);
-        _exit(code);
-      }
-      close(fds[1]);
-      running.push_back({pid, fds[0], name, std::chrono::steady_clock::now()});
-    }
-    reap(true);
-  }
+  auto results = run_forked(cases, o.jobs, o.timeout_s, run_case, [&](const CaseResult& res) {
+    bool xfail = expected_fail.count(res.name) > 0 || unsupported_ok(res);
+    const char* tag = res.pass ? "PASS " : res.code == 3 ? "SKIP " : res.code == 4 ? (xfail ? "UNSUPPORTED " : "FAIL ") : (xfail ? "XFAIL " : "FAIL ");
+    if (o.verbose || !res.pass || xfail)
+      std::cout << tag << res.name << (res.reason.empty() ? "" : ": " + res.reason) << "\n" << std::flush;
+  });
 
   int passed = 0, failed = 0, xfailed = 0, skipped = 0, unsupported = 0;
   std::vector<std::string> unexpected, newly_passing;

@@ -117,33 +117,6 @@ std::string run_case_cli(const fs::path& dir, const std::string& ms) {
   }
 }
 
-struct Result {
-  std::string name;
-  bool pass = false;
-  std::string reason;
-};
-
-struct Child {
-  pid_t pid;
-  int fd;
-  std::string name;
-  std::chrono::steady_clock::time_point start;
-};
-
-Result finish(Child& c, int status, bool timed_out) {
-  std::string msg;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(c.fd, buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
-  close(c.fd);
-  Result r{c.name, false, msg};
-  if (timed_out) r.reason = "timeout";
-  else if (WIFSIGNALED(status)) r.reason = fmt::format("crashed with signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) r.pass = true;
-  else if (r.reason.empty()) r.reason = "failed without a message";
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -205,57 +178,19 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<Result> results;
-  std::vector<Child> running;
-  size_t next_case = 0;
-  auto reap = [&](bool block) {
-    for (auto it = running.begin(); it != running.end();) {
-      int status = 0;
-      pid_t r = waitpid(it->pid, &status, WNOHANG);
-      bool timed_out = false;
-      if (r == 0 && std::chrono::steady_clock::now() - it->start > std::chrono::seconds(o.timeout_s)) {
-        kill(it->pid, SIGKILL);
-        waitpid(it->pid, &status, 0);
-        timed_out = true;
-        r = it->pid;
-      }
-      if (r == it->pid) {
-        results.push_back(finish(*it, status, timed_out));
-        const Result& res = results.back();
+  auto results = run_forked(
+      cases, o.jobs, o.timeout_s,
+      [&](const fs::path& dir, std::string& reason) {
+        reason = o.cli.empty() ? run_case(dir) : run_case_cli(dir, o.cli);
+        return reason.empty() ? 0 : 1;
+      },
+      [&](const CaseResult& res) {
         bool xfail = expected_fail.count(res.name) > 0;
         if (o.verbose || !res.pass || xfail)
           std::cout << (res.pass ? "PASS " : (xfail ? "XFAIL " : "FAIL ")) << res.name
                     << (res.reason.empty() ? "" : ": " + res.reason) << "\n"
                     << std::flush;
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (block) usleep(2000);
-  };
-  while (next_case < cases.size() || !running.empty()) {
-    while (next_case < cases.size() && static_cast<int>(running.size()) < o.jobs) {
-      auto [name, dir] = cases[next_case++];
-      int fds[2];
-      if (pipe(fds) != 0) return 2;
-      pid_t pid = fork();
-      if (pid == 0) {
-        close(fds[0]);
-        std::string reason = o.cli.empty() ? run_case(dir) : run_case_cli(dir, o.cli);
-        if (reason.size() > 600) reason = reason.substr(0, 600) + "...";
-        if (!reason.empty()) {
-          ssize_t ignored = write(fds[1], reason.data(), reason.size());
-          (void)ignored;
-        }
-        close(fds[1]);
-        _exit(reason.empty() ? 0 : 1);
-      }
-      close(fds[1]);
-      running.push_back({pid, fds[0], name, std::chrono::steady_clock::now()});
-    }
-    reap(true);
-  }
+      });
 
   int passed = 0, failed = 0, xfailed = 0;
   std::vector<std::string> unexpected, newly_passing;
