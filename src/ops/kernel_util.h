@@ -46,6 +46,34 @@ decltype(auto) dispatch_float(DType dt, const std::string& what, F&& f) {
   }
 }
 
+// Numeric dtypes plus bool; plus string; integers only.
+template <class F>
+decltype(auto) dispatch_numeric_or_bool(DType dt, const std::string& what, F&& f) {
+  if (dt == DType::Bool) return f(TypeTag<bool>{});
+  return dispatch_all_numeric(dt, what, std::forward<F>(f));
+}
+
+template <class F>
+decltype(auto) dispatch_any(DType dt, const std::string& what, F&& f) {
+  if (dt == DType::String) return f(TypeTag<std::string>{});
+  return dispatch_numeric_or_bool(dt, what, std::forward<F>(f));
+}
+
+template <class F>
+decltype(auto) dispatch_integer(DType dt, const std::string& what, F&& f) {
+  switch (dt) {
+    case DType::Int8: return f(TypeTag<int8_t>{});
+    case DType::Int16: return f(TypeTag<int16_t>{});
+    case DType::Int32: return f(TypeTag<int32_t>{});
+    case DType::Int64: return f(TypeTag<int64_t>{});
+    case DType::UInt8: return f(TypeTag<uint8_t>{});
+    case DType::UInt16: return f(TypeTag<uint16_t>{});
+    case DType::UInt32: return f(TypeTag<uint32_t>{});
+    case DType::UInt64: return f(TypeTag<uint64_t>{});
+    default: fail_unsupported("{}: dtype {} is not supported (integer types only)", what, dtype_name(dt));
+  }
+}
+
 // Any dtype including bool and string: for data-movement ops (Gather, Concat, Transpose, ...)
 // that only copy elements. Dispatches on element size so one instantiation serves many dtypes;
 // strings get their own instantiation.

@@ -1,5 +1,5 @@
-// Helpers for the elementwise op files (unary_math, cast, comparison, ...): extra dtype dispatchers,
-// value conversions with numpy semantics, and a numpy-broadcast loop over two inputs.
+// Helpers for the elementwise op files (unary_math, cast, comparison, ...): value conversions with
+// numpy semantics, and a numpy-broadcast loop over two inputs.
 #pragma once
 #include <cmath>
 #include <limits>
@@ -25,33 +25,6 @@ template <class T>
 using compute_t = std::conditional_t<is_half_v<T>, float, T>;
 template <class T>
 compute_t<T> widen(T x) { return static_cast<compute_t<T>>(x); }
-
-template <class F>
-decltype(auto) dispatch_numeric_or_bool(DType dt, const std::string& what, F&& f) {
-  if (dt == DType::Bool) return f(TypeTag<bool>{});
-  return dispatch_all_numeric(dt, what, std::forward<F>(f));
-}
-
-template <class F>
-decltype(auto) dispatch_any(DType dt, const std::string& what, F&& f) {
-  if (dt == DType::String) return f(TypeTag<std::string>{});
-  return dispatch_numeric_or_bool(dt, what, std::forward<F>(f));
-}
-
-template <class F>
-decltype(auto) dispatch_integer(DType dt, const std::string& what, F&& f) {
-  switch (dt) {
-    case DType::Int8: return f(TypeTag<int8_t>{});
-    case DType::Int16: return f(TypeTag<int16_t>{});
-    case DType::Int32: return f(TypeTag<int32_t>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::UInt8: return f(TypeTag<uint8_t>{});
-    case DType::UInt16: return f(TypeTag<uint16_t>{});
-    case DType::UInt32: return f(TypeTag<uint32_t>{});
-    case DType::UInt64: return f(TypeTag<uint64_t>{});
-    default: fail_unsupported("{}: dtype {} is not supported (integer types only)", what, dtype_name(dt));
-  }
-}
 
 // Float -> integer the way numpy does on x86 for in-range values (truncation); NaN gives 0 and
 // out-of-range values saturate through int64 then wrap, so there is no undefined behaviour.

@@ -7,16 +7,6 @@
 #include <numeric>
 
 namespace ms {
-namespace {
-
-template <class F>
-decltype(auto) dispatch_comparable(DType dt, const std::string& what, F&& f) {
-  if (dt == DType::String) return f(TypeTag<std::string>{});
-  if (dt == DType::Bool) return f(TypeTag<bool>{});
-  return dispatch_all_numeric(dt, what, std::forward<F>(f));
-}
-
-}  // namespace
 
 void register_op_unique(OpRegistry& r) {
   r.add(OpDef("Unique")
@@ -57,7 +47,7 @@ void register_op_unique(OpRegistry& r) {
               std::iota(order.begin(), order.end(), 0);
               // Returns <0, 0, >0 comparing slices a and b.
               auto cmp = [&](int64_t a, int64_t b) {
-                return dispatch_comparable(x.dtype(), ctx.node().label(), [&](auto tag) -> int {
+                return dispatch_any(x.dtype(), ctx.node().label(), [&](auto tag) -> int {
                   using T = typename decltype(tag)::type;
                   const T* p = static_cast<const T*>(x.raw());
                   for (int64_t o = 0; o < outer; ++o)

@@ -103,9 +103,8 @@ namespace {
 
 class Executor : public SubgraphRunner {
  public:
-  Executor(const Session& s, const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset,
-           const Scope* scope)
-      : session_(s), plans_(plans), opset_(opset), scope_(scope) {}
+  Executor(const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset, const Scope* scope)
+      : plans_(plans), opset_(opset), scope_(scope) {}
 
   std::vector<Value> run(const Graph& body, const std::vector<Value>& inputs) const override {
     return execute(body, inputs, scope_);
@@ -120,7 +119,7 @@ class Executor : public SubgraphRunner {
     if (inputs.size() > g.inputs.size())
       fail("graph '{}' takes {} inputs but {} were given", g.name, g.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
-    Executor child(session_, plans_, opset_, &scope);
+    Executor child(plans_, opset_, &scope);
     for (size_t k = 0; k < g.nodes.size(); ++k) {
       const Node& node = g.nodes[k];
       const OpDef* def = plan.defs[k];
@@ -163,7 +162,6 @@ class Executor : public SubgraphRunner {
   }
 
  private:
-  const Session& session_;
   const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans_;
   int opset_;
   const Scope* scope_;
@@ -253,7 +251,7 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds) const {
            g.inputs[i].type.str(), g.inputs.size(), feeds.size());
   if (opts_.check_input_types)
     for (size_t i = 0; i < feeds.size(); ++i) check_input_value(g.inputs[i], feeds[i]);
-  Executor exec(*this, plans_, static_cast<int>(model_->opset("")), nullptr);
+  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr);
   return exec.execute(g, feeds, nullptr);
 }
 
