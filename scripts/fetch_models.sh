@@ -24,6 +24,8 @@ installed_ok() {
     }
     const m = JSON.parse(fs.readFileSync(path.join(dir, "data/manifest.json"), "utf8"));
     for (const e of m.models) if (!fs.existsSync(path.join(dir, "node_modules", e.model))) process.exit(1);
+    const t = JSON.parse(fs.readFileSync(path.join(dir, "data/tflite/manifest.json"), "utf8"));
+    for (const e of t.models) if (!fs.existsSync(path.join(dir, "node_modules", e.model))) process.exit(1);
   ' "$dir" 2>/dev/null
 }
 

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential cmake
   libprotobuf-dev protobuf-compiler
+  libflatbuffers-dev flatbuffers-compiler  # the TFLite importer's schema (flatc at build time)
   libonnx-dev libonnx-testdata
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libbenchmark-dev

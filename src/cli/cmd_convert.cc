@@ -1,4 +1,4 @@
-// ms convert: import a model (ONNX or MindIR), optionally fix input shapes, clean it up
+// ms convert: import a model (ONNX, MindIR, TensorFlow frozen graph or TFLite), optionally fix input shapes, clean it up
 // (--optimize basic: constant folding + dead-node removal), and write MindIR or ONNX.
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
@@ -9,17 +9,18 @@ int cmd_convert(const Args& args) {
   CLI::App app("Import a model and write it as MindIR or ONNX", "convert");
   std::string fmk = "ONNX", save_type = "MINDIR", fp16 = "off";
   ConvertOptions o;
-  app.add_option("--fmk", fmk, "input format: ONNX|MINDIR")->required();
+  std::string output_names;
+  app.add_option("--fmk", fmk, "input format: ONNX|MINDIR|TF|TFLITE")->required();
   app.add_option("--modelFile", o.model_file, "input model")->required();
   app.add_option("--outputFile", o.output_file, "output model (.mindir or .onnx appended when there is no extension)")->required();
   app.add_option("--saveType", save_type, "MINDIR (default) | ONNX");
   app.add_option("--inputShape", o.input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
+  app.add_option("--outputNames", output_names, "keep only these outputs: \"a,b\" (TF: node or node:k; default: the unconsumed nodes)");
   app.add_option("--optimize", o.optimize, "none | basic (default: constant folding, dead-node removal) | general");
   app.add_option("--fp16", fp16, "on: store float32 weights as float16 (default off)");
   return run_command(app, args, [&] {
     o.in_fmt = parse_model_format(fmk);
-    if (o.in_fmt != ModelFormat::Onnx && o.in_fmt != ModelFormat::MindIR)
-      fail_unsupported("--fmk {}: only ONNX and MINDIR models can be converted so far", fmk);
+    o.output_names = split_list(output_names, ',');
     o.out_fmt = parse_model_format(save_type);
     if (o.out_fmt != ModelFormat::Onnx && o.out_fmt != ModelFormat::MindIR)
       fail("--saveType must be MINDIR or ONNX, not '{}'", save_type);

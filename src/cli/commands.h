@@ -15,5 +15,9 @@ int cmd_onnx2ms(const Args& args);
 int cmd_ops(const Args& args);
 int cmd_lint(const Args& args);
 int cmd_model_check(const Args& args);
+int cmd_optimize(const Args& args);
+int cmd_compare(const Args& args);
+int cmd_benchmark(const Args& args);
+int cmd_profile(const Args& args);
 
 }  // namespace ms::cli

@@ -7,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "passes/basic_passes.h"
+#include "passes/pipelines.h"
 
 namespace ms::cli {
 
@@ -92,14 +93,23 @@ std::string run_conversion(const ConvertOptions& o) {
   if (std::filesystem::path(out).extension().empty()) out += o.out_fmt == ModelFormat::Onnx ? ".onnx" : ".mindir";
   if (std::filesystem::exists(out) && std::filesystem::exists(o.model_file) && std::filesystem::equivalent(out, o.model_file))
     fail("--outputFile {} is the input model; choose another path", out);
-  Model m = load_model(o.model_file, o.in_fmt);
+  LoadOptions lo;
+  lo.output_names = o.output_names;
+  Model m = load_model(o.model_file, o.in_fmt, lo);
   if (!o.input_shape.empty()) apply_input_shapes(m, o.input_shape);
-  if (!o.output_names.empty()) {
+  // TensorFlow's importer selects outputs itself (it imports only what they need).
+  if (!o.output_names.empty() && o.in_fmt != ModelFormat::TF) {
     select_outputs(m, o.output_names);
     passes::remove_dead_nodes(m);
   }
   size_t nodes_before = m.graph.nodes.size();
-  if (o.optimize != "none") passes::run_basic_pipeline(m);
+  if (o.optimize == "basic") {
+    passes::run_basic_pipeline(m);
+  } else if (o.optimize == "general") {  // the pipeline of `ms optimize --optimize general`
+    passes::OptimizeOptions opt;
+    opt.ctx.allow_ms_domain = o.out_fmt == ModelFormat::Onnx;  // MindIR has no com.mstools ops
+    passes::optimize_model(m, opt);
+  }
   size_t nodes_optimized = m.graph.nodes.size();
   size_t casts = o.fp16 ? passes::weights_to_fp16(m) : 0;
   std::string written = save_model(m, out, o.out_fmt);

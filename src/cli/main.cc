@@ -14,12 +14,16 @@ struct Command {
 
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> c = {
+      {"profile", {ms::cli::cmd_profile, "per-operator time, FLOPs, memory; Chrome/Perfetto trace"}},
       {"run", {ms::cli::cmd_run, "one inference; writes output_<i>.npy per graph output"}},
+      {"benchmark", {ms::cli::cmd_benchmark, "latency (min/median/mean/p99), peak memory, optional accuracy check"}},
       {"info", {ms::cli::cmd_info, "inputs, outputs, opsets, op histogram, parameters"}},
       {"convert", {ms::cli::cmd_convert, "import a model (ONNX, MindIR) and write it as MindIR or ONNX"}},
       {"onnx2ms", {ms::cli::cmd_onnx2ms, "ONNX -> MindIR with onnx2ms-style flags (also the 'onnx2ms' link)"}},
+      {"optimize", {ms::cli::cmd_optimize, "graph optimization (fusions, folding) checked for equal outputs"}},
       {"ops", {ms::cli::cmd_ops, "list the supported operators"}},
       {"model_check", {ms::cli::cmd_model_check, "structural and deployability check (rule ids: docs/diagnostics.md)"}},
+      {"compare", {ms::cli::cmd_compare, "compare a model with a reference: per output, per layer, first divergent node"}},
       {"lint", {ms::cli::cmd_lint, "MindSpore network sources: constructs that break GRAPH_MODE / MindIR export"}},
   };
   return c;

@@ -7,6 +7,8 @@
 #include "formats/mindir/mindir_writer.h"
 #include "formats/onnx/onnx_exporter.h"
 #include "formats/onnx/onnx_importer.h"
+#include "formats/tf/tf_importer.h"
+#include "formats/tflite/tflite_importer.h"
 
 namespace ms {
 
@@ -32,15 +34,15 @@ ModelFormat format_from_extension(const std::string& path) {
 }
 }  // namespace
 
-Model load_model(const std::string& path, ModelFormat fmt) {
+Model load_model(const std::string& path, ModelFormat fmt, const LoadOptions& opts) {
   if (!fs::exists(path)) fail("{}: no such file", path);
   if (fs::is_directory(path)) fail("{}: is a directory, not a model file", path);
   if (fmt == ModelFormat::Auto) fmt = format_from_extension(path);
   switch (fmt) {
     case ModelFormat::Onnx: return onnx_format::load_onnx(path);
     case ModelFormat::MindIR: return mindir::load_mindir(path);
-    case ModelFormat::TFLite: fail_unsupported("{}: reading TFLite is not supported yet", path);
-    case ModelFormat::TF: fail_unsupported("{}: reading TensorFlow graphs is not supported yet", path);
+    case ModelFormat::TFLite: return tflite_format::load_tflite(path);
+    case ModelFormat::TF: return tf_format::load_tf(path, {opts.output_names});
     default: fail("{}: unknown model format", path);
   }
 }

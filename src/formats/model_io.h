@@ -1,6 +1,7 @@
 // Reading and writing models by format, chosen from --fmk or the file extension.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 
@@ -9,7 +10,13 @@ namespace ms {
 enum class ModelFormat { Auto, Onnx, MindIR, TFLite, TF };
 
 ModelFormat parse_model_format(const std::string& fmk);  // "ONNX", "MINDIR", ...; error on others
-Model load_model(const std::string& path, ModelFormat fmt = ModelFormat::Auto);
+// What an importer needs to know before it reads the file.
+struct LoadOptions {
+  // TensorFlow graphs: the tensors to import as outputs ("node" or "node:k"); the importer keeps
+  // only what they need. Empty = the nodes nobody consumes.
+  std::vector<std::string> output_names;
+};
+Model load_model(const std::string& path, ModelFormat fmt = ModelFormat::Auto, const LoadOptions& opts = {});
 // Writes through a temporary file renamed into place. Returns the path written (a MindIR model whose
 // weights exceed 1 GiB is written split, as `<prefix>_graph.mindir` + `<prefix>_variables/`).
 std::string save_model(const Model& model, const std::string& path, ModelFormat fmt);

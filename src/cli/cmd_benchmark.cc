@@ -1,0 +1,156 @@
+// ms benchmark: latency of repeated inference (min/median/mean/p99), peak memory, and optionally
+// the accuracy of the outputs against reference files (mean relative error in percent, exit 1
+// above --accuracyThreshold) and a per-op time table (--timeProfiling).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/profile.h"
+#include "cli/cli_util.h"
+#include "cli/feeds.h"
+#include "formats/io/tensor_file.h"
+#include "formats/model_io.h"
+
+namespace ms::cli {
+namespace {
+
+struct Latency {
+  double min_ms = 0, median_ms = 0, mean_ms = 0, p99_ms = 0, max_ms = 0;
+};
+
+Latency summarize(std::vector<double> ms) {
+  Latency l;
+  if (ms.empty()) return l;
+  std::sort(ms.begin(), ms.end());
+  l.min_ms = ms.front();
+  l.max_ms = ms.back();
+  const size_t n = ms.size();
+  l.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  double sum = 0;
+  for (double v : ms) sum += v;
+  l.mean_ms = sum / static_cast<double>(n);
+  // Nearest-rank percentile: the smallest sample with at least 99% of samples at or below it.
+  l.p99_ms = ms[static_cast<size_t>(std::ceil(0.99 * static_cast<double>(n))) - 1];
+  return l;
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux reports kilobytes
+}
+
+// Mean over elements of |out - ref| / |ref| in percent; where |ref| is below 1e-6 the absolute
+// error counts instead, so exact zeros in the reference do not divide by zero.
+double mean_relative_error_pct(const Tensor& out, const Tensor& ref, const std::string& what) {
+  if (out.shape() != ref.shape())
+    fail("{}: the model's output has shape {} but the reference file has {}", what, shape_str(out.shape()),
+         shape_str(ref.shape()));
+  const auto o = out.to_double_vector(), r = ref.to_double_vector();
+  if (o.empty()) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < o.size(); ++i) {
+    const double err = std::abs(o[i] - r[i]);
+    sum += std::abs(r[i]) > 1e-6 ? err / std::abs(r[i]) : err;
+  }
+  return 100.0 * sum / static_cast<double>(o.size());
+}
+
+}  // namespace
+
+int cmd_benchmark(const Args& args) {
+  CLI::App app("Latency and peak memory of repeated inference; optional accuracy check against reference outputs",
+               "benchmark");
+  std::string model_file, in_data, ref_files, format = "text";
+  int loops = 100, warmup = 10;
+  double threshold = 0.5;
+  bool time_profiling = false;
+  SessionOptions opts;
+  opts.num_threads = 2;
+  app.add_option("--modelFile", model_file, "model to run (.onnx, .mindir)")->required();
+  app.add_option("--inDataFile", in_data, "input files (.pb, .npy, .bin), comma-separated; default: seeded random inputs");
+  app.add_option("--benchmarkDataFile", ref_files, "reference output files, comma-separated, in graph output order");
+  app.add_option("--accuracyThreshold", threshold, "largest mean relative error in percent (default 0.5)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--loopCount", loops, "timed runs (default 100)")->check(CLI::Range(1, 1000000));
+  app.add_option("--warmUpLoopCount", warmup, "untimed runs first (default 10)")->check(CLI::Range(0, 1000000));
+  app.add_option("--numThreads", opts.num_threads, "threads (default 2)")->check(CLI::Range(1, 1024));
+  app.add_flag("--timeProfiling", time_profiling, "also print per-op and per-op-type time, share, FLOPs, GFLOP/s");
+  app.add_flag("--reference", opts.reference_kernels, "run only the reference kernels (the oracle)");
+  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  return run_command(app, args, [&] {
+    auto model = std::make_shared<const Model>(load_model(model_file));
+    Session session(model, opts);
+    auto feeds = read_feeds(session, in_data);
+    std::vector<Tensor> refs;
+    const auto ref_list = split_list(ref_files);
+    if (!ref_list.empty()) {
+      if (ref_list.size() != session.outputs().size())
+        fail("the model has {} outputs but --benchmarkDataFile gives {} files", session.outputs().size(), ref_list.size());
+      for (size_t i = 0; i < ref_list.size(); ++i) {
+        Value v = io::read_tensor_file(ref_list[i], session.outputs()[i].type, session.outputs()[i].name);
+        if (!v.is_tensor()) fail("{}: a reference output must be a tensor", ref_list[i]);
+        refs.push_back(v.tensor);
+      }
+    }
+    std::vector<Value> outputs;
+    for (int i = 0; i < warmup; ++i) outputs = session.run(feeds);
+    std::vector<double> times;
+    std::vector<RunProfile> profiles;
+    for (int i = 0; i < loops; ++i) {
+      RunProfile prof;
+      const auto t0 = std::chrono::steady_clock::now();
+      outputs = session.run(feeds, time_profiling ? &prof : nullptr);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (time_profiling) profiles.push_back(std::move(prof));
+    }
+    const Latency lat = summarize(times);
+    nlohmann::json j = {{"model", model_file}, {"threads", opts.num_threads}, {"loops", loops}, {"warmup_loops", warmup},
+                        {"min_ms", lat.min_ms}, {"median_ms", lat.median_ms}, {"mean_ms", lat.mean_ms},
+                        {"p99_ms", lat.p99_ms}, {"max_ms", lat.max_ms}, {"peak_rss_mb", peak_rss_mb()},
+                        {"kernels", opts.reference_kernels ? "reference" : "fast"}};
+    bool accuracy_ok = true;
+    if (!refs.empty()) {
+      double total = 0;
+      for (size_t i = 0; i < refs.size(); ++i) {
+        if (!outputs[i].is_tensor()) fail("output {} is not a tensor", i);
+        const double e = mean_relative_error_pct(outputs[i].tensor, refs[i], ref_list[i]);
+        j["outputs"].push_back({{"name", session.outputs()[i].name}, {"mean_relative_error_pct", e}});
+        total += e;
+      }
+      const double mean = total / static_cast<double>(refs.size());
+      accuracy_ok = mean <= threshold;
+      j["mean_relative_error_pct"] = mean;
+      j["accuracy_threshold_pct"] = threshold;
+      j["accuracy_ok"] = accuracy_ok;
+    }
+    ProfileSummary prof;
+    if (time_profiling) prof = summarize_profile(*model, profiles);
+    if (format == "json") {
+      if (time_profiling) j["profile"] = profile_json(prof);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("{}: {} loops ({} warm-up), {} thread(s), {} kernels\n", model_file, loops, warmup,
+                               opts.num_threads, opts.reference_kernels ? "reference" : "fast");
+      std::cout << fmt::format("latency ms: min {:.3f}  median {:.3f}  mean {:.3f}  p99 {:.3f}  max {:.3f}\n", lat.min_ms,
+                               lat.median_ms, lat.mean_ms, lat.p99_ms, lat.max_ms);
+      std::cout << fmt::format("peak memory (RSS): {:.1f} MB\n", peak_rss_mb());
+      if (!refs.empty())
+        for (const auto& o : j["outputs"])
+          std::cout << fmt::format("output '{}': mean relative error {:.6f}%\n", o["name"].get<std::string>(),
+                                   o["mean_relative_error_pct"].get<double>());
+      if (!refs.empty())
+        std::cout << fmt::format("accuracy: mean relative error {:.6f}% {} threshold {}%\n",
+                                 j["mean_relative_error_pct"].get<double>(), accuracy_ok ? "<=" : ">", threshold);
+      if (time_profiling) std::cout << "\n" << profile_text(prof, 30);
+    }
+    return accuracy_ok ? 0 : 1;
+  });
+}
+
+}  // namespace ms::cli

@@ -1,0 +1,215 @@
+// Conv and com.mstools FusedConv on oneDNN: bias, residual input Z (a sum post-op) and the
+// activation run inside the convolution. Weights are reordered once per input shape into the
+// layout the chosen implementation wants; 1-D, 2-D and 3-D, grouped and depthwise, any
+// pads/strides/dilations. Rank-4 convolutions read and write the channel-blocked layout when the
+// session places their neighbours' values in it; otherwise they reorder at their own boundary.
+#include <mutex>
+#include <unordered_map>
+
+#include "ops/conv_pool_util.h"
+#include "ops/ms_domain.h"
+#include "runtime/kernels/activation.h"
+#include "runtime/kernels/fast_kernel.h"
+#include "runtime/kernels/onednn_util.h"
+
+namespace ms::rt {
+namespace {
+
+constexpr size_t kZ = 3;  // FusedConv's residual input
+
+class OnednnConv : public FastKernel {
+ public:
+  OnednnConv(const KernelBuildInfo& info, Activation act)
+      : node_(info.node), def_(info.def), act_(act), group_(info.attrs().attr_int("group")),
+        rank4_(info.is_f32_rank(0, 4)) {
+    if (const Tensor* w = info.constant(1)) weights_ = *w;
+  }
+
+  const char* name() const override { return "onednn_conv"; }
+  size_t scratch_bytes() const override { return last_ ? last_->scratch_bytes : 0; }
+  size_t packed_weight_bytes() const override { return last_ && weights_.defined() ? last_->wmd.get_size() : 0; }
+  bool accepts_blocked(size_t input) const override { return rank4_ && (input == 0 || input == kZ); }
+  bool emits_blocked() const override { return rank4_; }
+  void use_layouts(const std::vector<bool>& in, bool out) override {
+    x_blocked_ = in.size() > 0 && in[0];
+    z_blocked_ = in.size() > kZ && in[kZ];
+    y_blocked_ = out;
+  }
+
+  bool run(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = weights_.defined() ? weights_ : ctx.input(1);
+    const bool has_bias = ctx.has_input(2), has_z = ctx.has_input(kZ);
+    const bool blocked = x_blocked_ || y_blocked_ || z_blocked_;
+    bool ok = x.dtype() == DType::Float32 && w.dtype() == DType::Float32 && x.rank() >= 3 && x.rank() <= 5 &&
+              w.rank() == x.rank() && x.numel() > 0 && (!has_bias || ctx.input(2).dtype() == DType::Float32) &&
+              (!has_z || ctx.input(kZ).dtype() == DType::Float32) && (!blocked || x.rank() == 4);
+    if (!ok) {
+      if (blocked) fail("{}: internal: input {} {} does not fit the layout planned for it", node_.label(),
+                        dtype_name(x.dtype()), shape_str(x.shape()));
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    Plan* planned;
+    try {
+      planned = &plan_for(x.shape(), w, has_bias);
+    } catch (const dnnl::error& e) {
+      if (blocked) fail("{}: oneDNN has no convolution for input {}: {}", node_.label(), shape_str(x.shape()), e.what());
+      return false;
+    }
+    Plan& p = *planned;
+    if (has_z && ctx.input(kZ).shape() != p.y_shape) return false;  // the reference names the mismatch
+    Tensor y = uninit_tensor(DType::Float32, p.y_shape, p.y_md.get_size());
+    // Source: as it comes, or reordered into the layout the implementation chose.
+    void* src = const_cast<void*>(x.raw());
+    if (p.src_md != p.x_md) {
+      reorder(p.x_md, x.raw(), p.src_md, p.src_tmp.raw());
+      src = p.src_tmp.raw();
+    }
+    void* dst = p.dst_md == p.y_md ? y.raw() : p.dst_tmp.raw();
+    if (has_z) reorder(p.z_md, ctx.input(kZ).raw(), p.dst_md, dst);  // the sum post-op adds onto dst
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), src)},
+        {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)},
+    };
+    if (weights_.defined()) {
+      args[DNNL_ARG_WEIGHTS] = p.packed_w;
+    } else {
+      dnnl::memory packed(p.wmd, cpu_engine());
+      reorder(p.user_wmd, w.raw(), p.wmd, packed.get_data_handle());
+      args[DNNL_ARG_WEIGHTS] = packed;
+    }
+    if (has_bias) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, ctx.input(2));
+    p.prim.execute(cpu_stream(), args);
+    cpu_stream().wait();
+    if (dst != y.raw()) reorder(p.dst_md, dst, p.y_md, y.raw());
+    ctx.set_output(0, std::move(y));
+    return true;
+  }
+
+ private:
+  struct Plan {
+    Shape x_shape, w_shape, y_shape;
+    bool has_bias = false;
+    dnnl::convolution_forward prim;
+    // x_md/y_md/z_md: the layouts of the tensors as stored; src_md/dst_md: the implementation's.
+    dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd;
+    dnnl::memory packed_w;  // constant weights in the implementation's layout
+    Tensor src_tmp, dst_tmp;  // for reorders at the kernel's boundary
+    size_t scratch_bytes = 0;
+  };
+
+  Plan& plan_for(const Shape& xs, const Tensor& w, bool has_bias) {
+    for (auto& p : plans_)
+      if (p->x_shape == xs && p->w_shape == w.shape() && p->has_bias == has_bias) return *(last_ = p.get());
+    if (plans_.size() >= 8) plans_.erase(plans_.begin());
+    plans_.push_back(build(xs, w, has_bias));
+    return *(last_ = plans_.back().get());
+  }
+
+  std::unique_ptr<Plan> build(const Shape& xs, const Tensor& w, bool has_bias) {
+    AttrReader attrs(node_, def_);
+    const WindowGeom g = conv_geom(attrs, xs, w.shape(), group_);
+    auto p = std::make_unique<Plan>();
+    p->x_shape = xs;
+    p->w_shape = w.shape();
+    p->has_bias = has_bias;
+    const int64_t M = w.dim(0);
+    p->y_shape = {xs[0], M};
+    dnnl::memory::dims strides, dilates, pad_l, pad_r;
+    for (const auto& a : g.axes) {
+      p->y_shape.push_back(a.out);
+      strides.push_back(a.stride);
+      dilates.push_back(a.dilation - 1);  // oneDNN counts the gap between taps
+      pad_l.push_back(a.pad_begin);
+      pad_r.push_back(a.pad_end);
+    }
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    Shape wdims = w.shape();
+    if (group_ > 1) {
+      wdims[0] = M / group_;
+      wdims.insert(wdims.begin(), group_);
+    }
+    p->x_md = x_blocked_ ? blocked_f32_desc(xs) : plain_f32_desc(xs);
+    p->y_md = y_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
+    p->z_md = z_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
+    p->user_wmd = plain_f32_desc(wdims);
+    auto any = [](const Shape& s) { return dnnl::memory::desc(to_dims(s), dt::f32, tag::any); };
+    // A blocked neighbour fixes the layout; a plain one lets the implementation choose, and the
+    // kernel reorders at its boundary.
+    dnnl::memory::desc src_req = x_blocked_ ? p->x_md : any(xs);
+    dnnl::memory::desc dst_req = y_blocked_ ? p->y_md : any(p->y_shape);
+    if (has_bias) p->bias_md = plain_f32_desc({M});
+    dnnl::post_ops ops;
+    if (node_.inputs.size() > kZ && !node_.inputs[kZ].empty()) ops.append_sum(1.f);
+    append_eltwise(ops, act_);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const auto fwd = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_direct;
+    auto make_pd = [&] {
+      auto desc = has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), p->bias_md, dst_req,
+                                                             strides, dilates, pad_l, pad_r)
+                           : dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), dst_req, strides, dilates,
+                                                             pad_l, pad_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    auto pd = make_pd();
+    // A fixed layout on one side and a free one on the other can leave only oneDNN's slow
+    // reference implementation (depthwise does); blocked on both sides has a fast one.
+    if (xs.size() == 4 && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) {
+      src_req = blocked_f32_desc(xs);
+      dst_req = blocked_f32_desc(p->y_shape);
+      pd = make_pd();
+    }
+    p->prim = dnnl::convolution_forward(pd);
+    p->src_md = pd.src_desc();
+    p->dst_md = pd.dst_desc();
+    p->wmd = pd.weights_desc();
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
+    auto buffer = [&](const dnnl::memory::desc& md) {
+      p->scratch_bytes += md.get_size();
+      return uninit_tensor(DType::UInt8, {static_cast<int64_t>(md.get_size())});
+    };
+    if (p->src_md != p->x_md) p->src_tmp = buffer(p->src_md);
+    if (p->dst_md != p->y_md) p->dst_tmp = buffer(p->dst_md);
+    if (weights_.defined()) {
+      p->packed_w = dnnl::memory(p->wmd, cpu_engine());
+      reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());
+    }
+    return p;
+  }
+
+  const Node& node_;
+  const OpDef& def_;
+  Activation act_;
+  int64_t group_;
+  bool rank4_;
+  bool x_blocked_ = false, z_blocked_ = false, y_blocked_ = false;
+  Tensor weights_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Plan>> plans_;
+  Plan* last_ = nullptr;
+};
+
+std::unique_ptr<FastKernel> make_conv(const KernelBuildInfo& info) {
+  if (!info.maybe_f32(0)) return nullptr;
+  Activation act;
+  if (info.node.op_type == "FusedConv") {
+    AttrReader a = info.attrs();
+    auto parsed = activation_from(a.attr_string("activation"), a.attr_floats("activation_params"));
+    if (!parsed) return nullptr;
+    act = *parsed;
+  }
+  return std::make_unique<OnednnConv>(info, act);
+}
+
+}  // namespace
+
+void register_onednn_conv_kernels(FastKernelRegistry& r) {
+  r.add("", "Conv", make_conv);
+  r.add(kMsDomain, "FusedConv", make_conv);
+}
+
+}  // namespace ms::rt

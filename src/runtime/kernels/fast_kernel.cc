@@ -1,0 +1,46 @@
+#include "runtime/kernels/fast_kernel.h"
+
+namespace ms::rt {
+
+bool KernelBuildInfo::maybe_f32(size_t i) const {
+  const TypeInfo* t = type(i);
+  return !t || t->kind == TypeInfo::Kind::Unknown || (t->kind == TypeInfo::Kind::Tensor && t->dtype == DType::Float32) ||
+         (t->kind == TypeInfo::Kind::Tensor && t->dtype == DType::Undefined);
+}
+
+bool KernelBuildInfo::is_f32_rank(size_t i, size_t rank) const {
+  const TypeInfo* t = type(i);
+  return t && t->kind == TypeInfo::Kind::Tensor && t->dtype == DType::Float32 && t->shape && t->shape->size() == rank;
+}
+
+void FastKernelRegistry::add(std::string domain, std::string op_type, FastKernelFactory make) {
+  entries_.push_back({std::move(domain), std::move(op_type), std::move(make)});
+}
+
+std::unique_ptr<FastKernel> FastKernelRegistry::select(const KernelBuildInfo& info) const {
+  for (const auto& e : entries_)
+    if (e.op_type == info.node.op_type && e.domain == info.node.domain)
+      if (auto k = e.make(info)) return k;
+  return nullptr;
+}
+
+const FastKernelRegistry& FastKernelRegistry::global() {
+  static const FastKernelRegistry reg = [] {
+    FastKernelRegistry r;
+    register_onednn_conv_kernels(r);
+    register_onednn_matmul_kernels(r);
+    register_onednn_pool_kernels(r);
+    register_binary_kernels(r);
+    register_unary_kernels(r);
+    register_softmax_kernels(r);
+    register_layer_norm_kernels(r);
+    register_attention_kernels(r);
+    register_batch_norm_kernels(r);
+    register_resize_kernels(r);
+    register_onednn_deconv_kernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+}  // namespace ms::rt

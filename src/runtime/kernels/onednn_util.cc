@@ -1,0 +1,63 @@
+#include "runtime/kernels/onednn_util.h"
+
+#include <cstdlib>
+
+namespace ms::rt {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+dnnl::stream& cpu_stream() {
+  // oneDNN streams are not meant to be shared between threads that submit concurrently.
+  thread_local dnnl::stream s(cpu_engine());
+  return s;
+}
+
+dnnl::memory::dims to_dims(const Shape& s) { return dnnl::memory::dims(s.begin(), s.end()); }
+
+dnnl::memory::format_tag plain_tag(size_t rank) {
+  using tag = dnnl::memory::format_tag;
+  switch (rank) {
+    case 1: return tag::a;
+    case 2: return tag::ab;
+    case 3: return tag::abc;
+    case 4: return tag::abcd;
+    case 5: return tag::abcde;
+    case 6: return tag::abcdef;
+    default: fail("internal: no plain oneDNN layout for rank {}", rank);
+  }
+}
+
+dnnl::memory::desc plain_f32_desc(const Shape& s) {
+  return dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32, plain_tag(s.size()));
+}
+
+dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t) {
+  return dnnl::memory(md, cpu_engine(), const_cast<void*>(t.raw()));
+}
+
+dnnl::memory::desc blocked_f32_desc(const Shape& s) {
+  if (s.size() != 4) fail("internal: the blocked layout is for rank-4 tensors, not {}", shape_str(s));
+  static const bool wide = __builtin_cpu_supports("avx512f");
+  using tag = dnnl::memory::format_tag;
+  return dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32, wide ? tag::nChw16c : tag::nChw8c);
+}
+
+void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md, void* to) {
+  dnnl::memory src(from_md, cpu_engine(), const_cast<void*>(from)), dst(to_md, cpu_engine(), to);
+  dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
+  cpu_stream().wait();
+}
+
+Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
+  if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) throw std::bad_alloc();
+  std::shared_ptr<void> owner(p, [](void* q) { std::free(q); });
+  return Tensor::view(dtype, std::move(shape), p, std::move(owner));
+}
+
+}  // namespace ms::rt

@@ -1,0 +1,31 @@
+// Shared plumbing of the oneDNN kernels: the CPU engine, a stream per calling thread, plain
+// (row-major) memory descriptors, and output tensors whose memory is left uninitialised (every
+// kernel writes all of it, so zeroing it first would be a wasted pass over memory).
+#pragma once
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "core/tensor.h"
+
+namespace ms::rt {
+
+dnnl::engine& cpu_engine();
+dnnl::stream& cpu_stream();
+
+dnnl::memory::dims to_dims(const Shape& s);
+// The row-major format tag of a rank (a, ab, abc, ...); rank 1..6.
+dnnl::memory::format_tag plain_tag(size_t rank);
+dnnl::memory::desc plain_f32_desc(const Shape& s);
+// The channel-blocked layout the oneDNN kernels pass between each other (rank 4 only): channels in
+// blocks of 16 (AVX-512) or 8, the last block zero-padded. Tensors in it keep their logical shape;
+// their buffer holds blocked_f32_desc(shape).get_size() bytes.
+dnnl::memory::desc blocked_f32_desc(const Shape& s);
+// A memory object viewing a tensor's buffer (no copy).
+dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t);
+
+// A tensor with uninitialised, 64-byte aligned storage of `bytes` (default: its logical size).
+Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes = 0);
+
+// Copies `from` (described by from_md) into `to` (to_md), converting the layout.
+void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md, void* to);
+
+}  // namespace ms::rt

@@ -1,0 +1,13 @@
+// The one threading runtime of the fast kernels: OpenMP, which oneDNN (built with OMP here) uses
+// too, so both share one thread pool sized by SessionOptions::num_threads.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+namespace ms::rt {
+
+// Calls f(begin, end) on disjoint chunks covering [0, n), spread over the threads. `cost_per_item`
+// (roughly, elements touched per item) keeps small jobs on the calling thread.
+void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& f, int64_t cost_per_item = 1);
+
+}  // namespace ms::rt

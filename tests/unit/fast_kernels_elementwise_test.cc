@@ -1,0 +1,111 @@
+// Fast elementwise, activation, softmax and layer-norm kernels against the reference kernels.
+#include "fast_kernels_util.h"
+
+namespace ms::test {
+namespace {
+
+void check_binary(const std::string& op, const Shape& a, const Shape& b, bool b_constant = false) {
+  ModelSpec s;
+  s.nodes = {make_node(op, {"a", "b"}, {"y"})};
+  s.inputs = {{"a", random_tensor(a, 1)}};
+  // Divisors away from zero so the relative comparison means something.
+  Tensor bt = op == "Div" ? random_tensor(b, 2, 0.5f, 2.f) : random_tensor(b, 2);
+  if (b_constant) s.weights["b"] = bt;
+  else s.inputs.push_back({"b", bt});
+  s.outputs = {"y"};
+  SCOPED_TRACE(op + " " + shape_str(a) + " " + shape_str(b));
+  check_against_reference(s, {op}, 1e-6, 1e-7);
+}
+
+TEST(FastBinary, SameShapesAndOddSizes) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    check_binary(op, {7}, {7});
+    check_binary(op, {2, 3, 17, 19}, {2, 3, 17, 19});
+    check_binary(op, {1, 100003}, {1, 100003});  // large enough to be split between threads
+  }
+}
+
+TEST(FastBinary, Broadcasting) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    check_binary(op, {1, 24, 13, 11}, {1, 24, 1, 1}, true);  // per-channel
+    check_binary(op, {1, 24, 1, 1}, {1, 24, 13, 11});        // per-channel on the left
+    check_binary(op, {3, 128, 33}, {33});                     // row bias
+    check_binary(op, {5, 4, 3}, {});                          // scalar
+    check_binary(op, {}, {5, 4, 3});
+    check_binary(op, {4, 1, 6}, {1, 5, 1});                   // both sides broadcast
+    check_binary(op, {2, 1, 7, 1, 5}, {3, 7, 4, 5});
+    check_binary(op, {64, 1}, {1, 70000});
+  }
+}
+
+void check_unary(const std::string& op, std::map<std::string, Attribute> attrs = {}, float lo = -6, float hi = 6,
+                 std::vector<Tensor> extra = {}) {
+  ModelSpec s;
+  Node n = make_node(op, {"x"}, {"y"});
+  n.attrs = std::move(attrs);
+  for (size_t i = 0; i < extra.size(); ++i) {
+    const std::string name = "c" + std::to_string(i);
+    n.inputs.push_back(name);
+    s.weights[name] = extra[i];
+  }
+  s.nodes = {n};
+  s.inputs = {{"x", random_tensor({3, 5, 4099}, 3, lo, hi)}};
+  s.outputs = {"y"};
+  SCOPED_TRACE(op);
+  check_against_reference(s, {op}, 1e-5, 1e-6);
+}
+
+TEST(FastUnary, Activations) {
+  check_unary("Relu");
+  check_unary("LeakyRelu", {{"alpha", Attribute::of_float(0.2f)}});
+  check_unary("Sigmoid", {}, -30, 30);
+  check_unary("Tanh", {}, -10, 10);
+  check_unary("Tanh", {}, -0.2f, 0.2f);  // near zero, where the series takes over
+  check_unary("HardSigmoid", {{"alpha", Attribute::of_float(0.3f)}, {"beta", Attribute::of_float(0.4f)}});
+  check_unary("HardSwish");
+  check_unary("Exp", {}, -80, 80);
+  check_unary("Neg");
+  check_unary("Sqrt", {}, 0, 100);
+  check_unary("Clip", {}, -10, 10, {Tensor::scalar<float>(0.f), Tensor::scalar<float>(6.f)});
+  check_unary("Clip", {}, -10, 10, {Tensor::scalar<float>(-1.5f)});
+}
+
+TEST(FastSoftmax, LastAxisAndLegacyCoercion) {
+  for (int opset : {11, 17}) {
+    for (int64_t axis : {-1, 1}) {
+      if (opset >= 13 && axis == 1) continue;  // an inner axis: stays on the reference
+      ModelSpec s;
+      Node n = make_node("Softmax", {"x"}, {"y"});
+      n.attrs["axis"] = Attribute::of_int(axis);
+      s.nodes = {n};
+      s.opset = opset;
+      s.inputs = {{"x", random_tensor({4, 3, 37}, 4, -20, 20)}};
+      s.outputs = {"y"};
+      SCOPED_TRACE("opset " + std::to_string(opset) + " axis " + std::to_string(axis));
+      check_against_reference(s, {"Softmax"}, 1e-5, 1e-7);
+    }
+  }
+}
+
+TEST(FastLayerNorm, TrailingAxes) {
+  for (int64_t axis : {-1, -2}) {
+    for (bool with_bias : {true, false}) {
+      ModelSpec s;
+      Node n = make_node("LayerNormalization", {"x", "g"}, {"y"});
+      if (with_bias) n.inputs.push_back("b");
+      n.attrs["axis"] = Attribute::of_int(axis);
+      n.attrs["epsilon"] = Attribute::of_float(1e-3f);
+      s.nodes = {n};
+      const Shape norm = axis == -1 ? Shape{257} : Shape{5, 257};
+      s.weights["g"] = random_tensor(norm, 5);
+      if (with_bias) s.weights["b"] = random_tensor(norm, 6);
+      s.inputs = {{"x", random_tensor({2, 5, 257}, 7, -3, 5)}};
+      s.outputs = {"y"};
+      SCOPED_TRACE("axis " + std::to_string(axis));
+      check_against_reference(s, {"LayerNormalization"}, 1e-4, 1e-5);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ms::test

@@ -1,0 +1,508 @@
+// TensorFlow frozen-graph importer: real TF1 graphs (shared/data/tf) and hand-built GraphDefs run
+// through the IR and compared with loops written from TensorFlow's documented op semantics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "formats/tf/tf_importer.h"
+#include "formats/tf/tf_tensor.h"
+#include "runtime/session.h"
+#include "test_util.h"
+#include "tf_graph.pb.h"
+
+namespace ms {
+namespace {
+
+// --- building GraphDefs ------------------------------------------------------------------------
+
+struct GraphDefBuilder {
+  ms_tf::GraphDef g;
+
+  ms_tf::NodeDef& node(const std::string& name, const std::string& op, std::vector<std::string> inputs = {}) {
+    auto* n = g.add_node();
+    n->set_name(name);
+    n->set_op(op);
+    for (auto& i : inputs) n->add_input(i);
+    (*n->mutable_attr())["T"].set_type(ms_tf::DT_FLOAT);
+    return *n;
+  }
+  void placeholder(const std::string& name, const Shape& shape) {
+    auto& n = node(name, "Placeholder");
+    (*n.mutable_attr())["dtype"].set_type(ms_tf::DT_FLOAT);
+    auto* s = (*n.mutable_attr())["shape"].mutable_shape();
+    for (auto d : shape) s->add_dim()->set_size(d);
+  }
+  ms_tf::TensorProto& constant(const std::string& name, ms_tf::DataType dt, const Shape& shape) {
+    auto& n = node(name, "Const");
+    (*n.mutable_attr())["dtype"].set_type(dt);
+    auto* t = (*n.mutable_attr())["value"].mutable_tensor();
+    t->set_dtype(dt);
+    for (auto d : shape) t->mutable_tensor_shape()->add_dim()->set_size(d);
+    return *t;
+  }
+  void floats(const std::string& name, const std::vector<float>& v, const Shape& shape) {
+    constant(name, ms_tf::DT_FLOAT, shape).set_tensor_content(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+  }
+  void ints(const std::string& name, const std::vector<int32_t>& v, const Shape& shape) {
+    auto& t = constant(name, ms_tf::DT_INT32, shape);
+    for (auto x : v) t.add_int_val(x);
+  }
+};
+
+void set_ints(ms_tf::NodeDef& n, const std::string& key, const std::vector<int64_t>& v) {
+  auto* l = (*n.mutable_attr())[key].mutable_list();
+  for (auto x : v) l->add_i(x);
+}
+void set_s(ms_tf::NodeDef& n, const std::string& key, const std::string& v) { (*n.mutable_attr())[key].set_s(v); }
+void set_i(ms_tf::NodeDef& n, const std::string& key, int64_t v) { (*n.mutable_attr())[key].set_i(v); }
+void set_b(ms_tf::NodeDef& n, const std::string& key, bool v) { (*n.mutable_attr())[key].set_b(v); }
+
+// Deterministic values in [-1, 1).
+std::vector<float> values(int64_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>((seed >> 8) % 2000) / 1000.f - 1.f;
+  }
+  return v;
+}
+
+std::vector<Tensor> run(const ms_tf::GraphDef& g, const std::vector<Tensor>& feeds, const std::vector<std::string>& outs = {}) {
+  tf_format::ImportOptions o;
+  o.output_names = outs;
+  auto m = std::make_shared<Model>(tf_format::import_graphdef(g, "test.pb", o));
+  Session s(m);
+  std::vector<Value> in(feeds.begin(), feeds.end());
+  std::vector<Tensor> r;
+  for (auto& v : s.run(in)) r.push_back(v.tensor);
+  return r;
+}
+
+void expect_near(const Tensor& got, const Shape& shape, const std::vector<float>& want, float tol = 1e-4f) {
+  ASSERT_EQ(got.shape(), shape);
+  ASSERT_EQ(static_cast<size_t>(got.numel()), want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got.as_double(i), want[i], tol * (1 + std::fabs(want[i]))) << "element " << i;
+}
+
+// NHWC index.
+struct Nhwc {
+  int64_t N, H, W, C;
+  int64_t at(int64_t n, int64_t h, int64_t w, int64_t c) const { return ((n * H + h) * W + w) * C + c; }
+};
+
+// TF's SAME: out = ceil(in / s), total pad = max((out-1)*s + k - in, 0), the smaller half first.
+int64_t same_pad_before(int64_t in, int64_t k, int64_t s, int64_t* out) {
+  *out = (in + s - 1) / s;
+  int64_t total = std::max<int64_t>((*out - 1) * s + k - in, 0);
+  return total / 2;
+}
+
+// --- hand-built graphs ---------------------------------------------------------------------------
+
+// Conv2D (and DepthwiseConv2dNative when depthwise) by direct summation over the NHWC input.
+std::vector<float> conv_ref(const std::vector<float>& x, Nhwc xs, const std::vector<float>& f, int64_t kh, int64_t kw,
+                            int64_t cout_or_mult, int64_t sh, int64_t sw, bool same, bool depthwise, Nhwc* ys) {
+  int64_t oh, ow, pt = 0, pl = 0;
+  if (same) {
+    pt = same_pad_before(xs.H, kh, sh, &oh);
+    pl = same_pad_before(xs.W, kw, sw, &ow);
+  } else {
+    oh = (xs.H - kh) / sh + 1;
+    ow = (xs.W - kw) / sw + 1;
+  }
+  int64_t co = depthwise ? xs.C * cout_or_mult : cout_or_mult;
+  *ys = {xs.N, oh, ow, co};
+  std::vector<float> y(xs.N * oh * ow * co, 0.f);
+  for (int64_t n = 0; n < xs.N; ++n)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t o = 0; o < co; ++o) {
+          double acc = 0;
+          for (int64_t a = 0; a < kh; ++a)
+            for (int64_t b = 0; b < kw; ++b) {
+              int64_t h = i * sh + a - pt, w = j * sw + b - pl;
+              if (h < 0 || h >= xs.H || w < 0 || w >= xs.W) continue;
+              if (depthwise) {
+                int64_t c = o / cout_or_mult, m = o % cout_or_mult;
+                acc += x[xs.at(n, h, w, c)] * f[((a * kw + b) * xs.C + c) * cout_or_mult + m];
+              } else {
+                for (int64_t c = 0; c < xs.C; ++c) acc += x[xs.at(n, h, w, c)] * f[((a * kw + b) * xs.C + c) * co + o];
+              }
+            }
+          y[ys->at(n, i, j, o)] = static_cast<float>(acc);
+        }
+  return y;
+}
+
+struct ConvCase {
+  bool depthwise;
+  std::string padding;
+  int64_t stride_h, stride_w;
+};
+
+class TfConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(TfConv, MatchesDirectSummation) {
+  const ConvCase& p = GetParam();
+  Nhwc xs{2, 7, 6, 3};
+  const int64_t kh = 3, kw = 2, co = p.depthwise ? 2 : 4;
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 1);
+  auto f = values(kh * kw * xs.C * co, 2);
+  GraphDefBuilder b;
+  b.placeholder("x", {-1, xs.H, xs.W, xs.C});
+  b.floats("w", f, {kh, kw, xs.C, co});
+  auto& n = b.node("conv", p.depthwise ? "DepthwiseConv2dNative" : "Conv2D", {"x", "w"});
+  set_ints(n, "strides", {1, p.stride_h, p.stride_w, 1});
+  set_s(n, "padding", p.padding);
+  b.node("relu", "Relu", {"conv"});
+  Nhwc ys;
+  auto want = conv_ref(x, xs, f, kh, kw, co, p.stride_h, p.stride_w, p.padding == "SAME", p.depthwise, &ys);
+  for (auto& v : want) v = std::max(v, 0.f);
+  auto got = run(b.g, {Tensor::from_vector(x, {xs.N, xs.H, xs.W, xs.C})});
+  ASSERT_EQ(got.size(), 1u);
+  expect_near(got[0], {ys.N, ys.H, ys.W, ys.C}, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, TfConv,
+                         ::testing::Values(ConvCase{false, "SAME", 1, 1}, ConvCase{false, "SAME", 2, 2}, ConvCase{false, "SAME", 2, 3},
+                                           ConvCase{false, "VALID", 1, 1}, ConvCase{false, "VALID", 2, 1},
+                                           ConvCase{true, "SAME", 1, 1}, ConvCase{true, "SAME", 2, 2}, ConvCase{true, "VALID", 2, 1}));
+
+TEST(TfImport, ConvBatchNormChainKeepsNoInnerTransposes) {
+  // conv -> FusedBatchNormV3 -> Relu6 -> conv: the NHWC<->NCHW pairs between them cancel.
+  Nhwc xs{1, 5, 5, 2};
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 3);
+  auto f1 = values(9 * 2 * 3, 4), f2 = values(1 * 1 * 3 * 2, 5);
+  std::vector<float> scale{1.5f, -0.5f, 2.f}, offset{0.1f, 0.2f, -0.3f}, mean{0.05f, -0.1f, 0.2f}, var{0.5f, 2.f, 1.f};
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 5, 5, 2});
+  b.floats("w1", f1, {3, 3, 2, 3});
+  b.floats("w2", f2, {1, 1, 3, 2});
+  b.floats("scale", scale, {3});
+  b.floats("offset", offset, {3});
+  b.floats("mean", mean, {3});
+  b.floats("var", var, {3});
+  auto& c1 = b.node("c1", "Conv2D", {"x", "w1"});
+  set_ints(c1, "strides", {1, 1, 1, 1});
+  set_s(c1, "padding", "SAME");
+  auto& bn = b.node("bn", "FusedBatchNormV3", {"c1", "scale", "offset", "mean", "var"});
+  set_b(bn, "is_training", false);
+  (*bn.mutable_attr())["epsilon"].set_f(0.001f);
+  b.node("r6", "Relu6", {"bn"});
+  auto& c2 = b.node("c2", "Conv2D", {"r6", "w2"});
+  set_ints(c2, "strides", {1, 1, 1, 1});
+  set_s(c2, "padding", "VALID");
+
+  Nhwc s1, s2;
+  auto y1 = conv_ref(x, xs, f1, 3, 3, 3, 1, 1, true, false, &s1);
+  for (int64_t i = 0; i < static_cast<int64_t>(y1.size()); ++i) {
+    int64_t c = i % 3;
+    float v = (y1[i] - mean[c]) / std::sqrt(var[c] + 0.001f) * scale[c] + offset[c];
+    y1[i] = std::min(std::max(v, 0.f), 6.f);
+  }
+  auto want = conv_ref(y1, s1, f2, 1, 1, 2, 1, 1, false, false, &s2);
+  auto m = tf_format::import_graphdef(b.g, "test.pb");
+  int transposes = 0;
+  for (const auto& n : m.graph.nodes) transposes += n.op_type == "Transpose";
+  EXPECT_EQ(transposes, 2) << "only the graph boundary should change layout";
+  auto got = run(b.g, {Tensor::from_vector(x, {1, 5, 5, 2})});
+  expect_near(got[0], {1, 5, 5, 2}, want);
+}
+
+TEST(TfImport, StridedSliceMasks) {
+  // x has shape [2,3,4,5] and x[i,j,k,l] = i*60 + j*20 + k*5 + l.
+  std::vector<float> x(120);
+  for (int i = 0; i < 120; ++i) x[i] = static_cast<float>(i);
+  auto at = [](int i, int j, int k, int l) { return static_cast<float>(i * 60 + j * 20 + k * 5 + l); };
+  struct Case {
+    std::vector<int32_t> begin, end, strides;
+    int64_t begin_mask, end_mask, ellipsis, new_axis, shrink;
+    Shape shape;
+    std::function<std::vector<float>()> expected;
+  };
+  std::vector<Case> cases = {
+      // x[1, :, ::-2, 1:4:2]
+      {{1, 0, 0, 1}, {2, 0, 0, 4}, {1, 1, -2, 2}, 0b0110, 0b0110, 0, 0, 0b0001, {3, 2, 2}, [&] {
+         std::vector<float> v;
+         for (int j = 0; j < 3; ++j)
+           for (int k : {3, 1})
+             for (int l : {1, 3}) v.push_back(at(1, j, k, l));
+         return v;
+       }},
+      // x[..., tf.newaxis, -1]
+      {{0, 0, -1}, {0, 0, 0}, {1, 1, 1}, 0, 0, 0b001, 0b010, 0b100, {2, 3, 4, 1}, [&] {
+         std::vector<float> v;
+         for (int i = 0; i < 2; ++i)
+           for (int j = 0; j < 3; ++j)
+             for (int k = 0; k < 4; ++k) v.push_back(at(i, j, k, 4));
+         return v;
+       }},
+      // x[:, tf.newaxis, -3:-1, ...]
+      {{0, 0, -3, 0}, {0, 0, -1, 0}, {1, 1, 1, 1}, 0b0001, 0b0001, 0b1000, 0b0010, 0, {2, 1, 2, 4, 5}, [&] {
+         std::vector<float> v;
+         for (int i = 0; i < 2; ++i)
+           for (int j = 0; j < 2; ++j)  // -3:-1 of a size-3 axis
+             for (int k = 0; k < 4; ++k)
+               for (int l = 0; l < 5; ++l) v.push_back(at(i, j, k, l));
+         return v;
+       }},
+      // x[-1, 2] (the rest of the axes untouched, no ellipsis)
+      {{-1, 2}, {0, 3}, {1, 1}, 0, 0, 0, 0, 0b11, {4, 5}, [&] {
+         std::vector<float> v;
+         for (int k = 0; k < 4; ++k)
+           for (int l = 0; l < 5; ++l) v.push_back(at(1, 2, k, l));
+         return v;
+       }},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    GraphDefBuilder b;
+    b.placeholder("x", {2, 3, 4, 5});
+    Shape len{static_cast<int64_t>(k.begin.size())};
+    b.ints("b", k.begin, len);
+    b.ints("e", k.end, len);
+    b.ints("s", k.strides, len);
+    auto& n = b.node("ss", "StridedSlice", {"x", "b", "e", "s"});
+    set_i(n, "begin_mask", k.begin_mask);
+    set_i(n, "end_mask", k.end_mask);
+    set_i(n, "ellipsis_mask", k.ellipsis);
+    set_i(n, "new_axis_mask", k.new_axis);
+    set_i(n, "shrink_axis_mask", k.shrink);
+    SCOPED_TRACE("case " + std::to_string(c));
+    auto got = run(b.g, {Tensor::from_vector(x, {2, 3, 4, 5})});
+    expect_near(got[0], k.shape, k.expected(), 0);
+  }
+}
+
+TEST(TfImport, JoinSplitAndReduce) {
+  auto x = values(2 * 3 * 4, 7), y = values(2 * 3 * 4, 8);
+  GraphDefBuilder b;
+  b.placeholder("x", {2, 3, 4});
+  b.placeholder("y", {2, 3, 4});
+  b.ints("axis_last", {-1}, {});
+  b.ints("axis1", {1}, {});
+  b.ints("sizes", {1, -1}, {2});
+  b.ints("mean_axes", {0, 2}, {2});
+  b.node("cat", "ConcatV2", {"x", "y", "axis_last"});
+  auto& pk = b.node("pack", "Pack", {"x", "y"});
+  set_i(pk, "axis", 1);
+  auto& sp = b.node("split", "Split", {"axis_last", "x"});
+  set_i(sp, "num_split", 2);
+  auto& sv = b.node("splitv", "SplitV", {"y", "sizes", "axis1"});
+  set_i(sv, "num_split", 2);
+  auto& mn = b.node("mean", "Mean", {"x", "mean_axes"});
+  set_b(mn, "keep_dims", true);
+  auto got = run(b.g, {Tensor::from_vector(x, {2, 3, 4}), Tensor::from_vector(y, {2, 3, 4})},
+                 {"cat", "pack", "split", "split:1", "splitv:1", "mean"});
+  ASSERT_EQ(got.size(), 6u);
+  auto X = [&](int i, int j, int k) { return x[(i * 3 + j) * 4 + k]; };
+  auto Y = [&](int i, int j, int k) { return y[(i * 3 + j) * 4 + k]; };
+  std::vector<float> cat, pack, s0, s1, sv1, mean(3, 0.f);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 8; ++k) cat.push_back(k < 4 ? X(i, j, k) : Y(i, j, k - 4));
+      for (int k = 0; k < 2; ++k) s0.push_back(X(i, j, k));
+      for (int k = 2; k < 4; ++k) s1.push_back(X(i, j, k));
+    }
+  for (int i = 0; i < 2; ++i)
+    for (int t = 0; t < 2; ++t)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 4; ++k) pack.push_back(t ? Y(i, j, k) : X(i, j, k));
+  for (int i = 0; i < 2; ++i)
+    for (int j = 1; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) sv1.push_back(Y(i, j, k));
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) mean[j] += X(i, j, k) / 8.f;
+  expect_near(got[0], {2, 3, 8}, cat);
+  expect_near(got[1], {2, 2, 3, 4}, pack);
+  expect_near(got[2], {2, 3, 2}, s0);
+  expect_near(got[3], {2, 3, 2}, s1);
+  expect_near(got[4], {2, 2, 4}, sv1);
+  expect_near(got[5], {1, 3, 1}, mean);
+}
+
+// TF's resize_bilinear: source coordinate in = x*scale (align_corners: scale (in-1)/(out-1)),
+// or (x+0.5)*scale-0.5 with half_pixel_centers; lower = max(floor(in), 0), upper = min(ceil(in),
+// size-1), weight in - floor(in).
+std::vector<float> resize_bilinear_ref(const std::vector<float>& x, Nhwc xs, int64_t oh, int64_t ow, bool align, bool half) {
+  auto taps = [&](int64_t in, int64_t out, int64_t o, int64_t* lo, int64_t* hi, float* w) {
+    float scale = align && out > 1 ? float(in - 1) / float(out - 1) : float(in) / float(out);
+    float src = half ? (o + 0.5f) * scale - 0.5f : o * scale;
+    float fl = std::floor(src);
+    *lo = std::max<int64_t>(static_cast<int64_t>(fl), 0);
+    *hi = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
+    *w = src - fl;
+  };
+  Nhwc ys{xs.N, oh, ow, xs.C};
+  std::vector<float> y(xs.N * oh * ow * xs.C);
+  for (int64_t n = 0; n < xs.N; ++n)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t c = 0; c < xs.C; ++c) {
+          int64_t t, bo, l, r;
+          float wy, wx;
+          taps(xs.H, oh, i, &t, &bo, &wy);
+          taps(xs.W, ow, j, &l, &r, &wx);
+          float top = x[xs.at(n, t, l, c)] + (x[xs.at(n, t, r, c)] - x[xs.at(n, t, l, c)]) * wx;
+          float bot = x[xs.at(n, bo, l, c)] + (x[xs.at(n, bo, r, c)] - x[xs.at(n, bo, l, c)]) * wx;
+          y[ys.at(n, i, j, c)] = top + (bot - top) * wy;
+        }
+  return y;
+}
+
+TEST(TfImport, ResizeBilinearModes) {
+  Nhwc xs{1, 3, 4, 2};
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 9);
+  for (auto [align, half] : std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+    for (auto [oh, ow] : std::vector<std::pair<int, int>>{{5, 7}, {2, 3}}) {
+      GraphDefBuilder b;
+      b.placeholder("x", {1, 3, 4, 2});
+      b.ints("size", {oh, ow}, {2});
+      auto& n = b.node("rs", "ResizeBilinear", {"x", "size"});
+      set_b(n, "align_corners", align);
+      set_b(n, "half_pixel_centers", half);
+      SCOPED_TRACE(fmt::format("align {} half {} -> {}x{}", align, half, oh, ow));
+      auto got = run(b.g, {Tensor::from_vector(x, {1, 3, 4, 2})});
+      expect_near(got[0], {1, oh, ow, 2}, resize_bilinear_ref(x, xs, oh, ow, align, half));
+    }
+  }
+}
+
+TEST(TfImport, UnsupportedOpsAreListedTogether) {
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 4});
+  b.node("a", "FancyOp", {"x"});
+  b.node("b", "OtherOp", {"a"});
+  b.node("c", "FancyOp", {"b"});
+  try {
+    tf_format::import_graphdef(b.g, "bad.pb");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    std::string m = e.what();
+    EXPECT_NE(m.find("FancyOp (2 nodes"), std::string::npos) << m;
+    EXPECT_NE(m.find("OtherOp (1 node: b)"), std::string::npos) << m;
+  }
+}
+
+TEST(TfImport, DanglingInputIsInvalid) {
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 4});
+  b.node("r", "Relu", {"missing:0"});
+  try {
+    tf_format::import_graphdef(b.g, "bad.pb");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("missing:0"), std::string::npos) << e.what();
+  }
+}
+
+// --- the real TF1 graphs of shared/data/tf -------------------------------------------------------
+
+// A direct evaluation of the GraphDef with the semantics of TF's MatMul ([M,K]x[K,N]), BiasAdd
+// (bias over the last axis), Add/Mul (scalar or same-shape), Relu, Sigmoid and Identity.
+struct TfEval {
+  std::map<std::string, const ms_tf::NodeDef*> nodes;
+  std::map<std::string, std::pair<Shape, std::vector<float>>> memo;
+
+  std::pair<Shape, std::vector<float>> eval(const std::string& name) {
+    if (memo.count(name)) return memo[name];
+    const auto& n = *nodes.at(name.substr(0, name.find(':')));
+    auto in = [&](int i) { return eval(n.input(i)); };
+    std::pair<Shape, std::vector<float>> r;
+    const std::string& op = n.op();
+    if (op == "Const") {
+      Tensor t = tf_format::tensor_from_proto(n.attr().at("value").tensor(), name);
+      r = {t.shape(), {t.data<float>(), t.data<float>() + t.numel()}};
+    } else if (op == "Identity") {
+      r = in(0);
+    } else if (op == "MatMul") {
+      auto a = in(0), b = in(1);
+      int64_t M = a.first[0], K = a.first[1], N = b.first[1];
+      r = {{M, N}, std::vector<float>(M * N)};
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += a.second[i * K + k] * b.second[k * N + j];
+          r.second[i * N + j] = static_cast<float>(acc);
+        }
+    } else if (op == "BiasAdd" || op == "Add" || op == "Mul") {
+      auto a = in(0), b = in(1);
+      r = a;
+      for (size_t i = 0; i < r.second.size(); ++i) {
+        float bv = b.second.size() == 1 ? b.second[0] : b.second[i % b.second.size()];
+        r.second[i] = op == "Mul" ? a.second[i] * bv : a.second[i] + bv;
+      }
+    } else if (op == "Relu" || op == "Sigmoid") {
+      r = in(0);
+      for (auto& v : r.second) v = op == "Relu" ? std::max(v, 0.f) : 1.f / (1.f + std::exp(-v));
+    } else {
+      throw std::runtime_error("reference has no " + op);
+    }
+    return memo[name] = r;
+  }
+};
+
+ms_tf::GraphDef read_graph(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  ms_tf::GraphDef g;
+  EXPECT_TRUE(g.ParseFromString(ss.str())) << path;
+  return g;
+}
+
+const std::string kTfData = std::string(MS_SOURCE_DIR) + "/../shared/data/tf/";
+
+struct RealCase {
+  std::string file, input, output;
+  Shape shape;
+};
+
+class TfRealGraph : public ::testing::TestWithParam<RealCase> {};
+
+TEST_P(TfRealGraph, RunsToDirectEvaluation) {
+  const RealCase& c = GetParam();
+  std::string path = kTfData + c.file;
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not present";
+  ms_tf::GraphDef g = read_graph(path);
+  auto x = values(shape_numel(c.shape), 11);
+  TfEval ref;
+  for (const auto& n : g.node()) ref.nodes[n.name()] = &n;
+  ref.memo[c.input] = {c.shape, x};
+  auto want = ref.eval(c.output);
+
+  Model m = tf_format::load_tf(path);
+  ASSERT_EQ(m.graph.outputs.size(), 1u);
+  EXPECT_EQ(m.graph.outputs[0].name, c.output);
+  Session s(std::make_shared<Model>(m));
+  auto got = s.run(std::vector<Value>{Tensor::from_vector(x, c.shape)});
+  expect_near(got[0].tensor, want.first, want.second);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, TfRealGraph,
+                         ::testing::Values(RealCase{"tf2onnx_fc-layers_frozen.pb", "X", "output", {1, 784}},
+                                           RealCase{"tf2onnx_ae0_frozen.pb", "X", "output", {1, 784}},
+                                           RealCase{"tf2onnx_regression_graphdef_frozen.pb", "X", "pred", {1}}),
+                         [](const auto& info) { return std::to_string(info.index); });
+
+TEST(TfRealGraph, RecurrentGraphsImportWithDropoutInputs) {
+  // Unrolled GRU/LSTM with a RandomUniform dropout: no TF reference ships with them, so only the
+  // import and a run with keep_prob = 1 (dropout off, deterministic) are checked.
+  for (std::string f : {"tf2onnx_gru_frozen.pb", "tf2onnx_lstm_frozen.pb"}) {
+    if (!std::filesystem::exists(kTfData + f)) GTEST_SKIP();
+    Model m = tf_format::load_tf(kTfData + f);
+    EXPECT_EQ(m.graph.inputs.size(), 2u) << f;
+    EXPECT_EQ(m.graph.outputs.size(), 1u) << f;
+    EXPECT_GT(m.graph.nodes.size(), 300u) << f;
+  }
+}
+
+}  // namespace
+}  // namespace ms

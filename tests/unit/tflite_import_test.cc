@@ -1,0 +1,275 @@
+// TFLite importer on hand-built flatbuffers (written with the generated builder of the project's
+// schema): int8 quantized conv (QDQ) against TFLite's integer arithmetic written out, MediaPipe's
+// Convolution2DTransposeBias and buffers stored after the flatbuffer against direct loops, and
+// bad files (unsupported ops listed together, corrupt buffers) rejected with the right code.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "formats/tflite/tflite_importer.h"
+#include "runtime/session.h"
+#include "tflite_schema_generated.h"
+
+namespace ms {
+namespace {
+
+using flatbuffers::Offset;
+
+struct Quant {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int axis = 0;
+};
+
+struct TfliteBuilder {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<Offset<mstflite::Buffer>> buffers;
+  std::vector<Offset<mstflite::Tensor>> tensors;
+  std::vector<Offset<mstflite::Operator>> ops;
+  std::vector<Offset<mstflite::OperatorCode>> codes;
+  uint64_t external_offset = 0;  // when set, buffer data goes after the flatbuffer
+  std::string external;
+
+  TfliteBuilder() { buffers.push_back(mstflite::CreateBuffer(fbb)); }
+
+  int tensor(const std::string& name, const std::vector<int32_t>& shape, mstflite::TensorType type, const void* data = nullptr,
+             size_t bytes = 0, const Quant* q = nullptr) {
+    uint32_t buffer = 0;
+    if (data) {
+      if (external_offset) {
+        while (external.size() % 16) external.push_back('\0');
+        buffers.push_back(mstflite::CreateBuffer(fbb, 0, external_offset + external.size(), bytes));
+        external.append(static_cast<const char*>(data), bytes);
+      } else {
+        fbb.ForceVectorAlignment(bytes, 1, 16);
+        auto v = fbb.CreateVector(static_cast<const uint8_t*>(data), bytes);
+        buffers.push_back(mstflite::CreateBuffer(fbb, v));
+      }
+      buffer = static_cast<uint32_t>(buffers.size() - 1);
+    }
+    Offset<mstflite::QuantizationParameters> qp = 0;
+    if (q) qp = mstflite::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(q->scale), fbb.CreateVector(q->zero_point),
+                                                        mstflite::QuantizationDetails_NONE, 0, q->axis);
+    auto t = mstflite::CreateTensor(fbb, fbb.CreateVector(shape), type, buffer, fbb.CreateString(name), qp);
+    tensors.push_back(t);
+    return static_cast<int>(tensors.size() - 1);
+  }
+  template <class T>
+  int constant(const std::string& name, const std::vector<int32_t>& shape, mstflite::TensorType type, const std::vector<T>& v,
+               const Quant* q = nullptr) {
+    return tensor(name, shape, type, v.data(), v.size() * sizeof(T), q);
+  }
+  uint32_t code(mstflite::BuiltinOperator op, const std::string& custom = "") {
+    codes.push_back(mstflite::CreateOperatorCode(fbb, static_cast<int8_t>(std::min<int>(op, 127)), custom.empty() ? 0 : fbb.CreateString(custom), 1, op));
+    return static_cast<uint32_t>(codes.size() - 1);
+  }
+  void op(uint32_t code, const std::vector<int32_t>& in, const std::vector<int32_t>& out,
+          mstflite::BuiltinOptions type = mstflite::BuiltinOptions_NONE, Offset<void> options = 0,
+          const std::vector<uint8_t>& custom = {}) {
+    ops.push_back(mstflite::CreateOperator(fbb, code, fbb.CreateVector(in), fbb.CreateVector(out), type, options,
+                                           custom.empty() ? 0 : fbb.CreateVector(custom)));
+  }
+  std::string finish(const std::vector<int32_t>& inputs, const std::vector<int32_t>& outputs) {
+    auto sg = mstflite::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(inputs), fbb.CreateVector(outputs),
+                                       fbb.CreateVector(ops), fbb.CreateString("main"));
+    std::vector<Offset<mstflite::SubGraph>> sgs{sg};
+    auto model = mstflite::CreateModel(fbb, 3, fbb.CreateVector(codes), fbb.CreateVector(sgs), fbb.CreateString("test"),
+                                       fbb.CreateVector(buffers));
+    mstflite::FinishModelBuffer(fbb, model);
+    return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  }
+};
+
+std::vector<float> values(int64_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = lo + (hi - lo) * static_cast<float>((seed >> 8) % 100000) / 100000.f;
+  }
+  return v;
+}
+
+std::vector<Tensor> run(const std::string& bytes, const std::vector<Tensor>& feeds) {
+  auto m = std::make_shared<Model>(tflite_format::import_tflite_bytes(std::make_shared<const std::string>(bytes), "test.tflite"));
+  Session s(m);
+  std::vector<Tensor> r;
+  for (auto& v : s.run(std::vector<Value>(feeds.begin(), feeds.end()))) r.push_back(v.tensor);
+  return r;
+}
+
+TEST(TfliteImport, Int8ConvRunsTfliteIntegerArithmetic) {
+  // float input -> QUANTIZE -> int8 CONV_2D (per-channel weights, int32 bias, SAME, stride 2,
+  // fused RELU) -> DEQUANTIZE. Input 6x6 with a 3x3 kernel at stride 2: TFLite's SAME pads 0
+  // rows before and 1 after.
+  const int H = 6, W = 6, C = 2, O = 3, K = 3, S = 2, OH = 3, OW = 3;
+  const float s_in = 0.02f, s_out = 0.05f;
+  const int zp_in = 3, zp_out = -5;
+  std::vector<float> s_w{0.01f, 0.015f, 0.008f};
+  auto x = values(H * W * C, 1);
+  std::vector<int8_t> w(O * K * K * C);
+  auto wv = values(w.size(), 2, -127, 127);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(std::lround(wv[i]));
+  std::vector<int32_t> bias{120, -300, 45};
+
+  TfliteBuilder b;
+  Quant qin{{s_in}, {zp_in}}, qout{{s_out}, {zp_out}}, qw{s_w, {0, 0, 0}, 0}, qb{{s_in * s_w[0], s_in * s_w[1], s_in * s_w[2]}, {0, 0, 0}, 0};
+  int tx = b.tensor("x", {1, H, W, C}, mstflite::TensorType_FLOAT32);
+  int tq = b.tensor("xq", {1, H, W, C}, mstflite::TensorType_INT8, nullptr, 0, &qin);
+  int tw = b.constant("w", {O, K, K, C}, mstflite::TensorType_INT8, w, &qw);
+  int tb = b.constant("b", {O}, mstflite::TensorType_INT32, bias, &qb);
+  int ty = b.tensor("yq", {1, OH, OW, O}, mstflite::TensorType_INT8, nullptr, 0, &qout);
+  int tout = b.tensor("y", {1, OH, OW, O}, mstflite::TensorType_FLOAT32);
+  b.op(b.code(mstflite::BuiltinOperator_QUANTIZE), {tx}, {tq});
+  auto conv = mstflite::CreateConv2DOptions(b.fbb, mstflite::Padding_SAME, S, S, mstflite::ActivationFunctionType_RELU);
+  b.op(b.code(mstflite::BuiltinOperator_CONV_2D), {tq, tw, tb}, {ty}, mstflite::BuiltinOptions_Conv2DOptions, conv.Union());
+  b.op(b.code(mstflite::BuiltinOperator_DEQUANTIZE), {ty}, {tout});
+  std::string bytes = b.finish({tx}, {tout});
+
+  // TFLite's integer path: q = round(x/s)+zp; acc = bias + sum (q_in - zp_in) * q_w; y = zp_out +
+  // round(acc * s_in*s_w/s_out), clamped to [zp_out, 127] by the fused RELU.
+  auto quant = [](float v, float s, int zp) { return std::clamp<long>(std::lround(v / s) + zp, -128, 127); };
+  std::vector<float> want(OH * OW * O);
+  for (int i = 0; i < OH; ++i)
+    for (int j = 0; j < OW; ++j)
+      for (int o = 0; o < O; ++o) {
+        long acc = bias[o];
+        for (int a = 0; a < K; ++a)
+          for (int c2 = 0; c2 < K; ++c2) {
+            int h = i * S + a, ww = j * S + c2;  // pad before is 0
+            if (h >= H || ww >= W) continue;
+            for (int c = 0; c < C; ++c) acc += (quant(x[(h * W + ww) * C + c], s_in, zp_in) - zp_in) * w[((o * K + a) * K + c2) * C + c];
+          }
+        long q = std::clamp<long>(zp_out + std::lround(acc * (double(s_in) * s_w[o] / s_out)), zp_out, 127);
+        want[(i * OW + j) * O + o] = (q - zp_out) * s_out;
+      }
+  auto got = run(bytes, {Tensor::from_vector(x, {1, H, W, C})});
+  ASSERT_EQ(got[0].shape(), (Shape{1, OH, OW, O}));
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_LE(std::fabs(got[0].as_double(k) - want[k]), s_out * 1.001) << "element " << k;
+}
+
+// MediaPipe's Convolution2DTransposeBias: y[oy, ox, o] = bias[o] + sum over input pixels (iy, ix)
+// and taps (a, b) with oy = iy*s + a - pad_top, ox = ix*s + b - pad_left of x[iy, ix, c] * w[o, a, b, c].
+TEST(TfliteImport, Convolution2DTransposeBiasCustomOp) {
+  const int H = 3, W = 4, C = 2, O = 3, K = 4, S = 2, OH = 6, OW = 8;
+  auto x = values(H * W * C, 3), w = values(O * K * K * C, 4), bias = values(O, 5);
+  TfliteBuilder b;
+  int tx = b.tensor("x", {1, H, W, C}, mstflite::TensorType_FLOAT32);
+  int tw = b.constant("w", {O, K, K, C}, mstflite::TensorType_FLOAT32, w);
+  int tb = b.constant("b", {O}, mstflite::TensorType_FLOAT32, bias);
+  int ty = b.tensor("y", {1, OH, OW, O}, mstflite::TensorType_FLOAT32);
+  int32_t params[3] = {1 /* SAME */, S, S};
+  std::vector<uint8_t> custom(reinterpret_cast<uint8_t*>(params), reinterpret_cast<uint8_t*>(params) + sizeof params);
+  b.op(b.code(mstflite::BuiltinOperator_CUSTOM, "Convolution2DTransposeBias"), {tx, tw, tb}, {ty}, mstflite::BuiltinOptions_NONE, 0, custom);
+  std::string bytes = b.finish({tx}, {ty});
+  // SAME: total pad (in-1)*s + k - out = 2 per axis, 1 before.
+  const int pad = 1;
+  std::vector<double> want(OH * OW * O);
+  for (int oy = 0; oy < OH; ++oy)
+    for (int ox = 0; ox < OW; ++ox)
+      for (int o = 0; o < O; ++o) want[(oy * OW + ox) * O + o] = bias[o];
+  for (int iy = 0; iy < H; ++iy)
+    for (int ix = 0; ix < W; ++ix)
+      for (int a = 0; a < K; ++a)
+        for (int bb = 0; bb < K; ++bb) {
+          int oy = iy * S + a - pad, ox = ix * S + bb - pad;
+          if (oy < 0 || oy >= OH || ox < 0 || ox >= OW) continue;
+          for (int o = 0; o < O; ++o)
+            for (int c = 0; c < C; ++c) want[(oy * OW + ox) * O + o] += x[(iy * W + ix) * C + c] * w[((o * K + a) * K + bb) * C + c];
+        }
+  auto got = run(bytes, {Tensor::from_vector(x, {1, H, W, C})});
+  ASSERT_EQ(got[0].shape(), (Shape{1, OH, OW, O}));
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[0].as_double(k), want[k], 1e-4) << "element " << k;
+}
+
+// FULLY_CONNECTED (+ fused RELU6) whose weights live after the flatbuffer (offset/size buffers).
+TEST(TfliteImport, BuffersStoredAfterTheFlatbuffer) {
+  const int N = 2, I = 5, O = 4;
+  auto x = values(N * I, 6), w = values(O * I, 7, -3, 3), bias = values(O, 8);
+  auto build = [&](uint64_t offset, std::string* external) {
+    TfliteBuilder b;
+    b.external_offset = offset;
+    int tx = b.tensor("x", {N, I}, mstflite::TensorType_FLOAT32);
+    int tw = b.constant("w", {O, I}, mstflite::TensorType_FLOAT32, w);
+    int tb = b.constant("b", {O}, mstflite::TensorType_FLOAT32, bias);
+    int ty = b.tensor("y", {N, O}, mstflite::TensorType_FLOAT32);
+    auto fc = mstflite::CreateFullyConnectedOptions(b.fbb, mstflite::ActivationFunctionType_RELU6);
+    b.op(b.code(mstflite::BuiltinOperator_FULLY_CONNECTED), {tx, tw, tb}, {ty}, mstflite::BuiltinOptions_FullyConnectedOptions, fc.Union());
+    std::string fb = b.finish({tx}, {ty});
+    *external = b.external;
+    return fb;
+  };
+  std::string ext;
+  // The flatbuffer's size does not depend on the offset's value, so build once to learn it.
+  size_t fb_size = build(uint64_t(1) << 40, &ext).size();
+  uint64_t offset = (fb_size + 15) / 16 * 16;
+  std::string bytes = build(offset, &ext);
+  ASSERT_EQ(bytes.size(), fb_size);
+  bytes.resize(offset, '\0');
+  bytes += ext;
+  std::vector<float> want(N * O);
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < O; ++o) {
+      double acc = bias[o];
+      for (int i = 0; i < I; ++i) acc += x[n * I + i] * w[o * I + i];
+      want[n * O + o] = static_cast<float>(std::clamp(acc, 0.0, 6.0));
+    }
+  auto got = run(bytes, {Tensor::from_vector(x, {N, I})});
+  ASSERT_EQ(got[0].shape(), (Shape{N, O}));
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[0].as_double(k), want[k], 1e-5);
+
+  // A buffer range past the end of the file is an error naming the tensor.
+  std::string cut = bytes.substr(0, offset + 8);
+  try {
+    tflite_format::import_tflite_bytes(std::make_shared<const std::string>(cut), "cut.tflite");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("outside"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TfliteImport, UnsupportedOpsAreListedTogether) {
+  TfliteBuilder b;
+  int tx = b.tensor("x", {1, 4}, mstflite::TensorType_FLOAT32);
+  int t1 = b.tensor("t1", {1, 4}, mstflite::TensorType_FLOAT32);
+  int t2 = b.tensor("t2", {1, 4}, mstflite::TensorType_FLOAT32);
+  int t3 = b.tensor("t3", {1, 4}, mstflite::TensorType_FLOAT32);
+  b.op(b.code(mstflite::BuiltinOperator_CUSTOM, "TransformTensorBilinear"), {tx}, {t1});
+  b.op(b.code(mstflite::BuiltinOperator_LSH_PROJECTION), {t1}, {t2});
+  b.op(b.code(mstflite::BuiltinOperator_CUSTOM, "Landmarks2TransformMatrix"), {t2}, {t3});
+  std::string bytes = b.finish({tx}, {t3});
+  try {
+    tflite_format::import_tflite_bytes(std::make_shared<const std::string>(bytes), "m.tflite");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    std::string m = e.what();
+    for (const char* name : {"TransformTensorBilinear", "LSH_PROJECTION", "Landmarks2TransformMatrix"})
+      EXPECT_NE(m.find(name), std::string::npos) << m;
+  }
+}
+
+TEST(TfliteImport, CorruptFilesAreRejected) {
+  TfliteBuilder b;
+  int tx = b.tensor("x", {1, 4}, mstflite::TensorType_FLOAT32);
+  int ty = b.tensor("y", {1, 4}, mstflite::TensorType_FLOAT32);
+  b.op(b.code(mstflite::BuiltinOperator_RELU), {tx}, {ty});
+  std::string good = b.finish({tx}, {ty});
+  std::vector<std::string> bad{"", "TFL3", good.substr(0, good.size() / 2)};
+  std::string flipped = good;
+  for (size_t i = 8; i < flipped.size(); i += 7) flipped[i] = static_cast<char>(0xff);
+  bad.push_back(flipped);
+  for (const auto& bytes : bad) {
+    try {
+      tflite_format::import_tflite_bytes(std::make_shared<const std::string>(bytes), "bad.tflite");
+      ADD_FAILURE() << "accepted a corrupt file of " << bytes.size() << " bytes";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidInput) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.tflite"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ms
