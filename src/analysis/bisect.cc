@@ -40,6 +40,16 @@ std::vector<std::string> labels_of(const Graph& g, const std::vector<size_t>& no
   return out;
 }
 
+// `region` narrowed to its node named like the other model's single node, if it has one.
+std::vector<size_t> narrow(const Graph& g, const std::vector<size_t>& region, const Graph& other,
+                           const std::vector<size_t>& other_region) {
+  if (region.size() < 2 || other_region.size() != 1) return region;
+  const std::string& name = other.nodes[other_region[0]].name;
+  for (size_t k : region)
+    if (!name.empty() && g.nodes[k].name == name) return {k};
+  return region;
+}
+
 }  // namespace
 
 std::optional<Divergence> find_divergence(const Model& model, const Model& ref, const std::vector<LayerResult>& layers) {
@@ -64,8 +74,11 @@ std::optional<Divergence> find_divergence(const Model& model, const Model& ref, 
     }
     if (!inputs_agree) continue;
     std::sort(d.input_layers.begin(), d.input_layers.end());
-    d.nodes = labels_of(model.graph, up.nodes);
-    d.ref_nodes = labels_of(ref.graph, upstream_of(ref.graph, l.pair.ref_name, ref_known).nodes);
+    auto ref_nodes = upstream_of(ref.graph, l.pair.ref_name, ref_known).nodes;
+    d.region = labels_of(model.graph, up.nodes);
+    d.ref_region = labels_of(ref.graph, ref_nodes);
+    d.nodes = labels_of(model.graph, narrow(model.graph, up.nodes, ref.graph, ref_nodes));
+    d.ref_nodes = labels_of(ref.graph, narrow(ref.graph, ref_nodes, model.graph, up.nodes));
     return d;
   }
   return std::nullopt;

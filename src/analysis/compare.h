@@ -43,8 +43,12 @@ struct LayerResult {
 struct Divergence {
   size_t layer = 0;                  // index into CompareResult::layers
   std::vector<size_t> input_layers;  // paired tensors feeding the node (through unpaired ones)
-  // The nodes between those inputs and the divergent tensor, in each model (one node each when
-  // every tensor pairs).
+  // The nodes between those inputs and the divergent tensor, in each model: one node each when
+  // every tensor pairs, several where a transformation fused or split nodes.
+  std::vector<std::string> region;
+  std::vector<std::string> ref_region;
+  // The node to look at, in each model: the region, narrowed to the node of the same name as the
+  // other model's single node when there is one (a fused node keeps its anchor's name).
   std::vector<std::string> nodes;
   std::vector<std::string> ref_nodes;
 };

@@ -60,9 +60,13 @@ struct Side {
 class Pairing {
  public:
   Pairing(const Model& model, const Model& ref) : a_(model), b_(ref) {
-    // Both models are fed the same values, bound to their inputs in order.
-    for (size_t i = 0; i < a_.g.inputs.size() && i < b_.g.inputs.size(); ++i)
-      a_to_b_[a_.g.inputs[i].name] = b_.g.inputs[i].name;
+    // Both models are fed the same values, bound to their inputs in order (inputs that have an
+    // initializer are weights, constants to the structural match).
+    for (size_t i = 0; i < a_.g.inputs.size() && i < b_.g.inputs.size(); ++i) {
+      const std::string& a = a_.g.inputs[i].name;
+      const std::string& b = b_.g.inputs[i].name;
+      if (!a_.g.initializers.count(a) && !b_.g.initializers.count(b)) a_to_b_[a] = b;
+    }
   }
 
   std::vector<TensorPair> run() {

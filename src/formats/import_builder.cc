@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "ops/infer_graph.h"
 #include "ops/op.h"
 
 namespace ms::importer {
@@ -73,6 +74,11 @@ std::string GraphBuilder::to_channels_last(const std::string& x, int rank, const
 Tensor transpose_tensor(const Tensor& t, const std::vector<int64_t>& perm) {
   int r = t.rank();
   MS_CHECK(static_cast<int>(perm.size()) == r, "transpose of a rank-{} tensor with a {}-entry permutation", r, perm.size());
+  std::vector<bool> seen(r, false);
+  for (int64_t a : perm) {
+    MS_CHECK(a >= 0 && a < r && !seen[a], "transpose permutation entry {} is out of range or repeated", a);
+    seen[a] = true;
+  }
   Shape out_shape(r);
   for (int i = 0; i < r; ++i) out_shape[i] = t.dim(static_cast<int>(perm[i]));
   Tensor out(t.dtype(), out_shape);
@@ -232,7 +238,14 @@ bool sink_one(Graph& g, GraphBuilder& b) {
   for (size_t e = 0; e < g.nodes.size(); ++e) {
     Node& el = g.nodes[e];
     const OpDef* def = reg.find(el.domain, el.op_type);
-    if (!def || !(def->traits & kTraitElementwise) || el.outputs.size() != 1 || el.inputs.empty()) continue;
+    if (!def || el.outputs.size() != 1 || el.inputs.empty()) continue;
+    // Per-tensor (de)quantization is elementwise too: scalar scale and zero point.
+    bool per_tensor_quant = (def->traits & kTraitQuantized) && el.inputs.size() > 1;
+    for (size_t i = 1; i < el.inputs.size() && per_tensor_quant; ++i) {
+      auto it = g.initializers.find(el.inputs[i]);
+      per_tensor_quant = el.inputs[i].empty() || (it != g.initializers.end() && it->second.numel() == 1);
+    }
+    if (!(def->traits & kTraitElementwise) && !per_tensor_quant) continue;
     std::vector<int64_t> p;
     std::vector<size_t> transposes;
     bool ok = true;
@@ -352,6 +365,46 @@ bool sink_through_pad(Graph& g, GraphBuilder& b) {
   return false;
 }
 
+// Reduce(Transpose(x, p), axes, keepdims=1) becomes Transpose(Reduce(x, p[axes]), p): keeping the
+// reduced axes keeps the layout (squeeze-and-excitation blocks average an image this way).
+bool sink_through_reduce(Graph& g, GraphBuilder& b) {
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    for (const auto& o : g.nodes[k].outputs) producer[o] = k;
+  Uses uses(g);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    if (n.op_type.rfind("Reduce", 0) != 0 || !n.domain.empty() || n.inputs.empty() || n.outputs.size() != 1) continue;
+    const Attribute* keep = n.attr("keepdims");
+    if (keep && keep->i == 0) continue;
+    auto pi = producer.find(n.inputs[0]);
+    if (pi == producer.end()) continue;
+    const Node& tr = g.nodes[pi->second];
+    std::vector<int64_t> p = tr.op_type == "Transpose" && tr.domain.empty() ? perm_of(tr) : std::vector<int64_t>{};
+    if (p.empty()) continue;
+    const int64_t r = static_cast<int64_t>(p.size());
+    auto remap = [&](std::vector<int64_t> axes) {
+      for (auto& a : axes) a = p[a < 0 ? a + r : a];
+      return axes;
+    };
+    auto in_range = [&](const std::vector<int64_t>& axes) {
+      return std::all_of(axes.begin(), axes.end(), [&](int64_t a) { return a >= -r && a < r; });
+    };
+    bool shared = !uses.single_internal_use(n.inputs[0]);
+    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+      auto it = g.initializers.find(n.inputs[1]);
+      if (it == g.initializers.end() || !in_range(it->second.to_int64_vector())) continue;
+      g.nodes[k].inputs[1] = b.int64s(remap(it->second.to_int64_vector()), n.inputs[1] + "/permuted");
+    } else if (const Attribute* axes = n.attr("axes")) {
+      if (!in_range(axes->ints)) continue;
+      g.nodes[k].attrs["axes"] = Attribute::of_ints(remap(axes->ints));
+    }
+    move_transpose_after(g, b, k, pi->second, shared);
+    return true;
+  }
+  return false;
+}
+
 // Transpose(Transpose(x, p), q) with q undoing p: consumers read x instead.
 size_t cancel_pairs(Graph& g) {
   std::unordered_map<std::string, size_t> producer;
@@ -411,7 +464,7 @@ size_t cancel_layout_transposes(Graph& g) {
   // Each sink moves one Transpose one op forward in a DAG, so this ends.
   for (;;) {
     removed += cancel_pairs(g);
-    if (!sink_one(g, b) && !sink_through_pad(g, b)) break;
+    if (!sink_one(g, b) && !sink_through_pad(g, b) && !sink_through_reduce(g, b)) break;
   }
   removed += cancel_pairs(g);
   // Constants that the sinking replaced by permuted copies.
@@ -422,6 +475,13 @@ size_t cancel_layout_transposes(Graph& g) {
   for (auto it = g.initializers.begin(); it != g.initializers.end();)
     it = used.count(it->first) ? std::next(it) : g.initializers.erase(it);
   return removed;
+}
+
+void finish_imported_graph(Model& m) {
+  cancel_layout_transposes(m.graph);
+  GraphInference gi = infer_graph(m);
+  for (auto& o : m.graph.outputs)
+    if (const TypeInfo* t = gi.type_of(m.graph, o.name)) o.type = *t;
 }
 
 }  // namespace ms::importer

@@ -71,4 +71,8 @@ void emit_tf_resize(GraphBuilder& b, const std::string& x_nchw, const std::strin
 // Transposes were removed.
 size_t cancel_layout_transposes(Graph& g);
 
+// The importers' last step: cancel layout Transposes, then give the graph outputs the types that
+// shape inference finds.
+void finish_imported_graph(Model& m);
+
 }  // namespace ms::importer

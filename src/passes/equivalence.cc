@@ -50,6 +50,58 @@ std::vector<Value> run_reference(const Model& m, const std::vector<Value>& feeds
   return s.run(feeds);
 }
 
+namespace {
+
+// Relative error of b against a: max |a - b| / max |a| (max |a - b| when a is all zero); NaN
+// must meet NaN.
+void compare_tensors(const Tensor& a, const Tensor& b, OutputDiff& d) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
+    d.problem = fmt::format("{} {} became {} {}", dtype_name(a.dtype()), shape_str(a.shape()), dtype_name(b.dtype()), shape_str(b.shape()));
+    return;
+  }
+  if (a.dtype() == DType::String) {
+    for (int64_t k = 0; k < a.numel(); ++k)
+      if (a.data<std::string>()[k] != b.data<std::string>()[k]) d.problem = "strings differ";
+    return;
+  }
+  double max_ref = 0, max_diff = 0;
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    const double x = a.as_double(k), y = b.as_double(k);
+    if (std::isnan(x) != std::isnan(y)) max_diff = INFINITY;
+    else if (!std::isnan(x) && x != y) max_diff = std::max(max_diff, std::fabs(x - y));
+    if (std::isfinite(x)) max_ref = std::max(max_ref, std::fabs(x));
+  }
+  d.rel_error = std::max(d.rel_error, max_ref > 0 ? max_diff / max_ref : max_diff);
+}
+
+void compare_values(const Value& a, const Value& b, OutputDiff& d) {
+  if (a.kind != b.kind) {
+    d.problem = "the kind of value changed (tensor, sequence, empty optional)";
+  } else if (a.is_tensor()) {
+    compare_tensors(a.tensor, b.tensor, d);
+  } else if (a.is_sequence()) {
+    if (a.sequence.size() != b.sequence.size()) d.problem = fmt::format("sequence of {} became {}", a.sequence.size(), b.sequence.size());
+    for (size_t i = 0; i < a.sequence.size() && d.problem.empty(); ++i) compare_tensors(a.sequence[i], b.sequence[i], d);
+  }
+}
+
+bool graph_has_random_ops(const Graph& g) {
+  for (const auto& n : g.nodes) {
+    const OpDef* def = OpRegistry::global().find(n.domain, n.op_type);
+    if (def && (def->traits & kTraitRandom)) return true;
+    for (const auto& [k, a] : n.attrs) {
+      if (a.g && graph_has_random_ops(*a.g)) return true;
+      for (const auto& sg : a.graphs)
+        if (graph_has_random_ops(*sg)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool has_random_ops(const Model& m) { return graph_has_random_ops(m.graph); }
+
 std::vector<OutputDiff> compare_outputs(const std::vector<Value>& ref, const Model& candidate, const std::vector<Value>& feeds,
                                         const std::vector<ValueInfo>& names) {
   std::vector<Value> got = run_reference(candidate, feeds);
@@ -57,24 +109,8 @@ std::vector<OutputDiff> compare_outputs(const std::vector<Value>& ref, const Mod
   for (size_t i = 0; i < ref.size(); ++i) {
     OutputDiff d;
     d.name = i < names.size() ? names[i].name : std::to_string(i);
-    if (i >= got.size() || !ref[i].is_tensor() || !got[i].is_tensor()) {
-      d.problem = "missing or not a tensor";
-      diffs.push_back(d);
-      continue;
-    }
-    const Tensor &a = ref[i].tensor, &b = got[i].tensor;
-    if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
-      d.problem = fmt::format("{} {} became {} {}", dtype_name(a.dtype()), shape_str(a.shape()), dtype_name(b.dtype()), shape_str(b.shape()));
-    } else if (a.dtype() != DType::String) {
-      double max_ref = 0, max_diff = 0;
-      for (int64_t k = 0; k < a.numel(); ++k) {
-        const double x = a.as_double(k), y = b.as_double(k);
-        if (std::isnan(x) != std::isnan(y)) max_diff = INFINITY;
-        else if (!std::isnan(x) && x != y) max_diff = std::max(max_diff, std::fabs(x - y));
-        if (std::isfinite(x)) max_ref = std::max(max_ref, std::fabs(x));
-      }
-      d.rel_error = max_ref > 0 ? max_diff / max_ref : max_diff;
-    }
+    if (i >= got.size()) d.problem = "missing";
+    else compare_values(ref[i], got[i], d);
     diffs.push_back(d);
   }
   return diffs;

@@ -16,9 +16,13 @@ std::vector<Value> seeded_inputs(const Model& m, uint32_t seed, const std::map<s
 
 struct OutputDiff {
   std::string name;
-  double rel_error = 0;  // max |a - b| / max |a| (max |a - b| when a is all zero)
-  std::string problem;   // shape/dtype mismatch or a non-tensor output; "" when comparable
+  double rel_error = 0;  // max |a - b| / max |a| (max |a - b| when a is all zero); worst element of a sequence
+  std::string problem;   // kind/shape/dtype/length mismatch; "" when comparable
 };
+
+// True when some node (subgraphs included) is a random op: its outputs differ run to run, so two
+// runs cannot be compared.
+bool has_random_ops(const Model& m);
 
 // Runs both models with the reference kernels on `feeds` and compares the outputs in order.
 std::vector<OutputDiff> compare_outputs(const Model& reference, const Model& candidate, const std::vector<Value>& feeds);

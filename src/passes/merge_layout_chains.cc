@@ -16,7 +16,7 @@ namespace {
 struct Found {
   size_t first, second;
   Node merged;
-  std::vector<std::pair<std::string, Tensor>> constants;  // new initializers: (input slot hint, value)
+  std::vector<std::pair<std::string, Tensor>> constants;  // new initializers (name hint, value) for the empty inputs, in order
 };
 
 bool reshape_like(const Node* n) {
@@ -93,13 +93,9 @@ class ChainPattern : public TypedPattern<Found> {
     const int64_t rank = static_cast<int64_t>(xt->shape->size());
     std::set<int64_t> axes;
     for (int k = 0; k < 2; ++k)
-      for (int64_t a : parts[k][2]) {
+      for (int64_t a : parts[k][2])
         if (!axes.insert(a < 0 ? a + rank : a).second) return NoMatch{"Slices share an axis"};
-      }
-    for (int k = 0; k < 2; ++k)
-      for (size_t i = 0; i < 4; ++i) {
-        if (k == 1) parts[0][i].insert(parts[0][i].end(), parts[1][i].begin(), parts[1][i].end());
-      }
+    for (size_t i = 0; i < 4; ++i) parts[0][i].insert(parts[0][i].end(), parts[1][i].begin(), parts[1][i].end());
     static const char* names[4] = {"starts", "ends", "axes", "steps"};
     f.merged.inputs = {p.inputs[0], "", "", "", ""};
     for (size_t i = 0; i < 4; ++i)

@@ -3,28 +3,10 @@
 #include <algorithm>
 #include <queue>
 
+#include "core/graph_reads.h"
+
 namespace ms::passes {
 namespace {
-
-void collect_reads(const Graph& g, std::set<std::string>& out) {
-  for (const auto& n : g.nodes) {
-    for (const auto& i : n.inputs) out.insert(i);
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) collect_reads(*a.g, out);
-      for (const auto& sg : a.graphs) collect_reads(*sg, out);
-    }
-  }
-  for (const auto& o : g.outputs) out.insert(o.name);
-}
-
-std::set<std::string> subgraph_reads(const Node& n) {
-  std::set<std::string> r;
-  for (const auto& [k, a] : n.attrs) {
-    if (a.g) collect_reads(*a.g, r);
-    for (const auto& sg : a.graphs) collect_reads(*sg, r);
-  }
-  return r;
-}
 
 // Renames reads of `from` inside a subgraph that does not define `from` itself.
 void rename_in_subgraph(Graph& g, const std::string& from, const std::string& to) {

@@ -3,21 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "core/graph_reads.h"
 #include "ops/infer_graph.h"
 
 namespace ms::passes {
 namespace {
-
-void collect_reads(const Graph& g, std::set<std::string>& out) {
-  for (const auto& n : g.nodes) {
-    for (const auto& i : n.inputs) out.insert(i);
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) collect_reads(*a.g, out);
-      for (const auto& sg : a.graphs) collect_reads(*sg, out);
-    }
-  }
-  for (const auto& o : g.outputs) out.insert(o.name);
-}
 
 // Names defined by the body itself.
 std::set<std::string> defined_in(const Graph& g) {
@@ -39,7 +29,7 @@ size_t optimize_body(Model& root, const GraphInference& inf, Graph& body, const 
   sub.graph = body;
   const std::set<std::string> own = defined_in(body);
   std::set<std::string> reads;
-  collect_reads(body, reads);
+  collect_graph_reads(body, reads);
   std::vector<std::string> added_inputs, added_inits;
   for (const auto& name : reads) {
     if (name.empty() || own.count(name)) continue;

@@ -89,6 +89,10 @@ std::string compare_html(const analysis::CompareResult& r) {
     b += fmt::format("<h2>First divergent node: {}</h2>\n<p>Its output <code>{}</code> diverges while the tensors it "
                      "is computed from agree.</p>\n",
                      html_escape(divergence_nodes(d)), html_escape(r.layers[d.layer].pair.name));
+    for (const auto& [who, region, named] : {std::tuple{"model", &d.region, &d.nodes}, {"reference", &d.ref_region, &d.ref_nodes}})
+      if (region->size() > named->size())
+        b += fmt::format("<p>Between them the {} computes: {}</p>\n", who,
+                         html_escape(fmt::format("{}", fmt::join(*region, ", "))));
     std::vector<size_t> which = d.input_layers;
     which.push_back(d.layer);
     b += layer_rows(r, which);

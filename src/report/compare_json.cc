@@ -102,6 +102,8 @@ json compare_json(const analysis::CompareResult& r) {
       e["ref_node"] = r.layers[d.layer].ref_node;
       e["nodes"] = d.nodes;
       e["ref_nodes"] = d.ref_nodes;
+      e["region"] = d.region;
+      e["ref_region"] = d.ref_region;
       e["inputs"] = json::array();
       for (size_t i : d.input_layers) e["inputs"].push_back(layer_json(r, i));
       e["output"] = layer_json(r, d.layer);

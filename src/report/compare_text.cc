@@ -59,6 +59,9 @@ std::string compare_text(const analysis::CompareResult& r) {
       const auto& l = r.layers[d.layer];
       s += fmt::format("\nfirst divergent node: {}\n  output tensor '{}' diverges while its inputs agree\n",
                        divergence_nodes(d), l.pair.name);
+      for (const auto& [who, region, named] : {std::tuple{"model", &d.region, &d.nodes}, {"reference", &d.ref_region, &d.ref_nodes}})
+        if (region->size() > named->size())
+          s += fmt::format("  between them the {} computes: {}\n", who, fmt::join(*region, ", "));
       if (!d.input_layers.empty()) {
         s += "  inputs:\n" + layer_table(r, d.input_layers);
       } else {

@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
   for (const auto& n : newly_passing) std::cout << "NEWLY PASSING (remove from the expected failures): " << n << "\n";
   for (const auto& n : unexpected) std::cout << "UNEXPECTED FAILURE: " << n << "\n";
   std::cout << fmt::format("MindIR round trip of the ONNX backend suite: {} cases, {} passed, {} skipped (fail as ONNX), "
-                           "{} refused for ops with no MindSpore primitive, {} expected failures, {} unexpected failures\n",
+                           "{} refused for the listed ops, {} expected failures, {} unexpected failures\n",
                            results.size(), passed, skipped, unsupported, xfailed, failed);
   return failed == 0 ? 0 : 1;
 }

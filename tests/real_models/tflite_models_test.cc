@@ -83,7 +83,9 @@ TEST_P(TfliteModel, MatchesTfliteRuntime) {
   }
   ASSERT_EQ(outs.size(), c.outputs.size()) << c.name;
   for (size_t i = 0; i < c.outputs.size(); ++i) {
-    if (i < c.output_names.size()) EXPECT_EQ(names[i], c.output_names[i]) << c.name << " output order";
+    if (i < c.output_names.size()) {
+      EXPECT_EQ(names[i], c.output_names[i]) << c.name << " output order";
+    }
     ms::Tensor want = ms::io::read_npy((kData / c.outputs[i]).string());
     const ms::Tensor& got = outs[i].tensor;
     ASSERT_EQ(got.shape(), want.shape()) << c.name << " output " << i;

@@ -24,6 +24,7 @@ std::string fault_name(test::Fault f) {
     case test::Fault::PerturbedWeights: return "perturbed_weights";
     case test::Fault::WrongAttribute: return "wrong_attribute";
     case test::Fault::SwappedInputs: return "swapped_inputs";
+    case test::Fault::PerturbedFusedWeights: return "perturbed_fused_weights";
   }
   return "";
 }
@@ -100,7 +101,7 @@ TEST_P(CompareBisect, BrokenReferenceIsFoundFromTheOtherSide) {
 INSTANTIATE_TEST_SUITE_P(AllRoutesAndFaults, CompareBisect,
                          ::testing::Combine(::testing::Values(Route::Onnx, Route::MindIR, Route::OptimizeBasic),
                                             ::testing::Values(test::Fault::PerturbedWeights, test::Fault::WrongAttribute,
-                                                              test::Fault::SwappedInputs)),
+                                                              test::Fault::SwappedInputs, test::Fault::PerturbedFusedWeights)),
                          [](const auto& info) {
                            return route_name(std::get<0>(info.param)) + "_" + fault_name(std::get<1>(info.param));
                          });

@@ -70,6 +70,34 @@ TEST_F(CompareCli, OneModelOnTwoBackends) {
   EXPECT_EQ(run_ms("compare --modelFile " + path("original.onnx") + " --refBackend gpu").code, 2);
 }
 
+TEST_F(CompareCli, BisectThroughOptimizeGeneralFusions) {
+  // conv_a + bn_a + relu_a become one fused node; a fault in conv_a's bias shows in its output.
+  save_model(test::break_one_node(test::compare_cnn(), test::Fault::PerturbedFusedWeights).first, path("bias.onnx"),
+             ModelFormat::Onnx);
+  for (const std::string stem : {"bias", "original"}) {
+    auto o = run_ms("optimize --optimize general --modelFile " + path(stem + ".onnx") + " --outputFile " + path(stem + "_opt.onnx"));
+    ASSERT_EQ(o.code, 0) << o.output;
+  }
+  auto good = run_ms("compare --modelFile " + path("original_opt.onnx") + " --refModel " + path("original.onnx") +
+                     " --bisect --minCosine 0.99999");
+  EXPECT_EQ(good.code, 0) << good.output;
+  auto r = test::run_command(std::string(MS_BINARY) + " compare --modelFile " + path("bias_opt.onnx") + " --refModel " +
+                             path("original.onnx") + " --bisect --format json");
+  ASSERT_EQ(r.code, 1) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["first_divergence"]["ref_nodes"], nlohmann::json::array({"conv_a (Conv)"})) << j["first_divergence"].dump(1);
+  ASSERT_EQ(j["first_divergence"]["nodes"].size(), 1u);
+  EXPECT_EQ(j["first_divergence"]["nodes"][0].get<std::string>().rfind("conv_a (", 0), 0u) << j["first_divergence"].dump(1);
+  auto text = run_ms("compare --modelFile " + path("bias_opt.onnx") + " --refModel " + path("original.onnx") + " --bisect");
+  EXPECT_NE(text.output.find("first divergent node: conv_a ("), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("[reference: conv_a (Conv)]"), std::string::npos) << text.output;
+  // The fused pattern, and the folded weight computation feeding it, are listed for the reference.
+  EXPECT_NE(text.output.find("between them the reference computes: scale_wa (Mul), conv_a (Conv), bn_a "
+                             "(BatchNormalization), relu_a (Relu)"),
+            std::string::npos)
+      << text.output;
+}
+
 TEST_F(CompareCli, JsonForCi) {
   auto r = test::run_command(std::string(MS_BINARY) + " compare --modelFile " + path("broken.onnx") + " --refModel " +
                              path("original.onnx") + " --bisect --format json --seed 4 --inputRange -1,1");

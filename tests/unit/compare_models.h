@@ -10,9 +10,10 @@
 
 namespace ms::test {
 
-// x[1,3,12,12] -> conv_a(3->8) -> relu_a -> conv_b(8->8) -> sub (relu_a - conv_b) -> relu_b
+// x[1,3,12,12] -> conv_a(3->8) -> bn_a -> relu_a -> conv_b(8->8) -> sub (relu_a - conv_b) -> relu_b
 //   -> gap -> flatten -> fc Gemm(8x8, transB=1, square so a wrong transB still runs) -> softmax
-// conv_a's weight is computed by a Mul of two constants, so --optimize basic has something to fold.
+// conv_a's weight is computed by a Mul of two constants, so --optimize basic has something to fold;
+// conv_a + bn_a + relu_a is what `ms optimize general` fuses into one node.
 inline Model compare_cnn() {
   std::mt19937 rng(7);
   std::normal_distribution<float> d(0.0f, 0.4f);
@@ -32,6 +33,10 @@ inline Model compare_cnn() {
   init["ba"] = random({8});
   init["wb"] = random({8, 8, 3, 3});
   init["bb"] = random({8});
+  init["bn_scale"] = random({8});
+  init["bn_bias"] = random({8});
+  init["bn_mean"] = random({8});
+  init["bn_var"] = Tensor::from_vector<float>(std::vector<float>(8, 0.7f), {8});
   init["wfc"] = random({8, 8});
   init["bfc"] = random({8});
   Node conv_a = make_node("Conv", {"x", "wa", "ba"}, {"ca"}, "conv_a");
@@ -42,7 +47,8 @@ inline Model compare_cnn() {
   fc.attrs["transB"] = Attribute::of_int(1);
   m.graph.nodes = {make_node("Mul", {"wa_raw", "wa_scale"}, {"wa"}, "scale_wa"),
                    conv_a,
-                   make_node("Relu", {"ca"}, {"ra"}, "relu_a"),
+                   make_node("BatchNormalization", {"ca", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"na"}, "bn_a"),
+                   make_node("Relu", {"na"}, {"ra"}, "relu_a"),
                    conv_b,
                    make_node("Sub", {"ra", "cb"}, {"d"}, "sub"),
                    make_node("Relu", {"d"}, {"rb"}, "relu_b"),
@@ -59,7 +65,7 @@ inline Node& node_named(Model& m, const std::string& name) {
   throw std::runtime_error("no node " + name);
 }
 
-enum class Fault { PerturbedWeights, WrongAttribute, SwappedInputs };
+enum class Fault { PerturbedWeights, WrongAttribute, SwappedInputs, PerturbedFusedWeights };
 
 // The faulty copy, and the name of the node the fault is in.
 inline std::pair<Model, std::string> break_one_node(const Model& original, Fault f) {
@@ -70,6 +76,13 @@ inline std::pair<Model, std::string> break_one_node(const Model& original, Fault
       for (int64_t i = 0; i < w.numel(); i += 3) w.data<float>()[i] *= -1.5f;
       m.graph.initializers["wb"] = w;
       return {m, "conv_b"};
+    }
+    case Fault::PerturbedFusedWeights: {
+      // conv_a's bias: the weight itself is an output of scale_wa, which would then be the culprit.
+      Tensor b = m.graph.initializers.at("ba").clone();
+      for (int64_t i = 0; i < b.numel(); i += 2) b.data<float>()[i] += 3.0f;
+      m.graph.initializers["ba"] = b;
+      return {m, "conv_a"};
     }
     case Fault::WrongAttribute:
       node_named(m, "fc").attrs["transB"] = Attribute::of_int(0);

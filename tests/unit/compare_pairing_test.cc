@@ -47,13 +47,15 @@ TEST(ComparePairing, RenamedTensorsPairThroughTheirRecordedOrigin) {
   EXPECT_EQ(pairs["fused_ra"], std::pair(std::string("ra"), PairedBy::Origin));
 }
 
-TEST(ComparePairing, OriginsSurviveAnOnnxFile) {
+TEST(ComparePairing, OriginsSurviveOnnxAndMindIRFiles) {
   Model m = test::compare_cnn();
   record_tensor_origin(m, "x_new", "x_old");
   auto dir = test::temp_dir("compare_origin");
-  Model back = test::through_file(m, dir / "m.onnx", ModelFormat::Onnx);
+  Model onnx = test::through_file(m, dir / "m.onnx", ModelFormat::Onnx);
+  Model mindir = test::through_file(m, dir / "m.mindir", ModelFormat::MindIR);
   std::filesystem::remove_all(dir);
-  EXPECT_EQ(read_tensor_origin(back), (TensorOriginMap{{"x_new", "x_old"}}));
+  EXPECT_EQ(read_tensor_origin(onnx), (TensorOriginMap{{"x_new", "x_old"}}));
+  EXPECT_EQ(read_tensor_origin(mindir), (TensorOriginMap{{"x_new", "x_old"}}));
 }
 
 TEST(ComparePairing, MalformedOriginMetadataNamesTheFile) {

@@ -21,7 +21,9 @@ void check_conv(const ConvCase& c, const std::string& op = "Conv", std::map<std:
   for (auto& [k, v] : extra) n.attrs[k] = v;
   s.weights["w"] = random_tensor(c.w, 11);
   if (c.bias || residual) n.inputs.push_back(c.bias ? "b" : "");
-  if (c.bias) s.weights["b"] = random_tensor({c.w[0]}, 12);
+  // One bias per output channel: W's axis 0 for Conv, axis 1 times group for ConvTranspose.
+  const auto g = c.attrs.count("group") ? c.attrs.at("group").i : 1;
+  if (c.bias) s.weights["b"] = random_tensor({op == "ConvTranspose" ? c.w[1] * g : c.w[0]}, 12);
   s.inputs = {{"x", random_tensor(c.x, 13)}};
   if (residual) {
     // The residual must have the convolution's output shape: take it from a reference run.
@@ -86,6 +88,13 @@ TEST(FastPool, MaxAverageGlobal) {
   check_pool("AveragePool", {1, 5, 10, 10}, {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"ceil_mode", Attribute::of_int(1)}});
   check_pool("GlobalAveragePool", {2, 19, 7, 5}, {});
   check_pool("GlobalMaxPool", {1, 33, 6, 6}, {});
+}
+
+TEST(FastConvTranspose, GeometryAndGroups) {
+  check_conv({{1, 8, 7, 9}, {8, 6, 3, 3}, {{"strides", ints({2, 2})}, {"pads", ints({1, 0, 1, 1})}}}, "ConvTranspose");
+  check_conv({{1, 8, 7, 9}, {8, 6, 2, 2}, {{"strides", ints({2, 2})}, {"output_padding", ints({1, 0})}}}, "ConvTranspose");
+  check_conv({{2, 6, 10}, {6, 2, 4}, {{"group", Attribute::of_int(3)}, {"dilations", ints({2})}}, false}, "ConvTranspose");
+  check_conv({{1, 4, 3, 4, 5}, {4, 3, 2, 2, 2}, {{"strides", ints({2, 1, 2})}}}, "ConvTranspose");
 }
 
 // Conv -> MaxPool -> FusedConv (residual from the first conv) -> GlobalAveragePool: the values

@@ -107,5 +107,36 @@ TEST(FastLayerNorm, TrailingAxes) {
   }
 }
 
+TEST(FastBatchNorm, Inference) {
+  ModelSpec s;
+  Node n = make_node("BatchNormalization", {"x", "scale", "b", "mean", "var"}, {"y"});
+  n.attrs["epsilon"] = Attribute::of_float(1e-3f);
+  s.nodes = {n};
+  s.weights = {{"scale", random_tensor({19}, 61)}, {"b", random_tensor({19}, 62)}, {"mean", random_tensor({19}, 63)},
+               {"var", random_tensor({19}, 64, 0.1f, 2.f)}};
+  s.inputs = {{"x", random_tensor({2, 19, 7, 9}, 65)}};
+  s.outputs = {"y"};
+  check_against_reference(s, {"BatchNormalization"}, 1e-5, 1e-6);
+}
+
+// Nearest asymmetric/floor Resize from scales (integer and fractional) and from sizes.
+TEST(FastResize, NearestAsymmetricFloor) {
+  for (int variant = 0; variant < 3; ++variant) {
+    ModelSpec s;
+    Node n = make_node("Resize", {"x", "", variant < 2 ? "scales" : "", variant == 2 ? "sizes" : ""}, {"y"});
+    n.attrs["mode"] = Attribute::of_string("nearest");
+    n.attrs["coordinate_transformation_mode"] = Attribute::of_string("asymmetric");
+    n.attrs["nearest_mode"] = Attribute::of_string("floor");
+    s.nodes = {n};
+    if (variant == 0) s.weights["scales"] = Tensor::from_vector<float>({1, 1, 2, 2}, {4});
+    if (variant == 1) s.weights["scales"] = Tensor::from_vector<float>({1, 1, 1.5f, 0.6f}, {4});
+    if (variant == 2) s.weights["sizes"] = Tensor::from_vector<int64_t>({2, 3, 17, 4}, {4});
+    s.inputs = {{"x", random_tensor({2, 3, 7, 9}, 66)}};
+    s.outputs = {"y"};
+    SCOPED_TRACE(variant);
+    check_against_reference(s, {"Resize"}, 0, 0);
+  }
+}
+
 }  // namespace
 }  // namespace ms::test

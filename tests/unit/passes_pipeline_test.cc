@@ -128,6 +128,21 @@ TEST(VerifyIr, FindsUndefinedAndDuplicateValues) {
   EXPECT_NE(p[3].find("'c' is not produced"), std::string::npos);
 }
 
+TEST(Equivalence, SequencesAndRandomOps) {
+  TestGraph a, b;
+  for (TestGraph* g : {&a, &b}) g->input("x", {3});
+  a.node("SequenceConstruct", {"x", "x"}, {"s"}).output("s");
+  b.node("Neg", {"x"}, {"n"}).node("SequenceConstruct", {"x", "n"}, {"s"}).output("s");
+  auto feeds = seeded_inputs(a.m, 1, {});
+  auto same = compare_outputs(a.m, a.m, feeds);
+  EXPECT_EQ(same.at(0).problem, "");
+  EXPECT_EQ(same.at(0).rel_error, 0);
+  EXPECT_NEAR(compare_outputs(a.m, b.m, feeds).at(0).rel_error, 2.0, 1e-9);  // |x - (-x)| / |x| at the max
+  EXPECT_FALSE(has_random_ops(a.m));
+  a.node("RandomNormalLike", {"x"}, {"r"}).output("r");
+  EXPECT_TRUE(has_random_ops(a.m));
+}
+
 // --- liveness plan -------------------------------------------------------------------------
 
 TEST(LivenessPlan, ChainNeedsTwoBuffers) {
@@ -230,6 +245,28 @@ TEST_F(OptimizeCli, MindIROutputHasNoProjectOps) {
   Model m = load_model(out);
   EXPECT_EQ(count_ops(m, "BatchNormalization"), 0u);
   for (const auto& n : m.graph.nodes) EXPECT_EQ(n.domain, "") << n.label();
+}
+
+TEST_F(OptimizeCli, ConvertOptimizeGeneralRunsThePipeline) {
+  const std::string out = (dir_ / "c.mindir").string();
+  CmdResult r = run_command(std::string(MS_BINARY) + " convert --fmk ONNX --modelFile " + model_ + " --outputFile " + out +
+                            " --optimize general 2>&1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Model m = load_model(out);
+  EXPECT_EQ(count_ops(m, "BatchNormalization"), 0u);
+  EXPECT_EQ(count_ops(m, "Pad"), 0u);
+  expect_same_outputs(resnet_block().m, m);
+}
+
+TEST_F(OptimizeCli, RandomModelIsWrittenWithoutANumericCheck) {
+  TestGraph g;
+  g.input("x", {4}).node("RandomUniformLike", {"x"}, {"r"}).node("Identity", {"r"}, {"i"}).node("Add", {"x", "i"}, {"y"}).output("y");
+  const std::string in = (dir_ / "random.onnx").string(), out = (dir_ / "o.onnx").string();
+  save_model(g.m, in, ModelFormat::Onnx);
+  CmdResult r = ms("--modelFile " + in + " --outputFile " + out);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("outputs not compared (the model has random operators)"), std::string::npos) << r.output;
+  EXPECT_EQ(load_model(out).graph.nodes.size(), 2u);
 }
 
 TEST_F(OptimizeCli, BadUsageExitsTwoAndWritesNothing) {

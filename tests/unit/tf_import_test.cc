@@ -213,6 +213,48 @@ TEST(TfImport, ConvBatchNormChainKeepsNoInnerTransposes) {
   expect_near(got[0], {1, 5, 5, 2}, want);
 }
 
+TEST(TfImport, SqueezeExcitationKeepsNoInnerTransposes) {
+  // conv -> x * mean(x over H, W, keep_dims) -> pad -> conv: the layout changes cross the Mean,
+  // the Mul and the Pad and cancel, leaving only the graph boundary's.
+  Nhwc xs{1, 4, 5, 2};
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 14);
+  auto f1 = values(1 * 1 * 2 * 3, 15), f2 = values(2 * 2 * 3 * 2, 16);
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 4, 5, 2});
+  b.floats("w1", f1, {1, 1, 2, 3});
+  b.floats("w2", f2, {2, 2, 3, 2});
+  b.ints("hw", {1, 2}, {2});
+  b.ints("pads", {0, 0, 1, 1, 0, 0, 0, 0}, {4, 2});
+  auto& c1 = b.node("c1", "Conv2D", {"x", "w1"});
+  set_ints(c1, "strides", {1, 1, 1, 1});
+  set_s(c1, "padding", "VALID");
+  auto& mean = b.node("se", "Mean", {"c1", "hw"});
+  set_b(mean, "keep_dims", true);
+  b.node("scaled", "Mul", {"c1", "se"});
+  b.node("padded", "Pad", {"scaled", "pads"});
+  auto& c2 = b.node("c2", "Conv2D", {"padded", "w2"});
+  set_ints(c2, "strides", {1, 1, 1, 1});
+  set_s(c2, "padding", "VALID");
+
+  Nhwc s1, s2;
+  auto y1 = conv_ref(x, xs, f1, 1, 1, 3, 1, 1, false, false, &s1);
+  std::vector<float> m(3, 0.f);
+  for (int64_t i = 0; i < static_cast<int64_t>(y1.size()); ++i) m[i % 3] += y1[i] / 20.f;
+  // Scale by the channel means, then pad one zero row above and below.
+  Nhwc sp{1, 6, 5, 3};
+  std::vector<float> padded(6 * 5 * 3, 0.f);
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t w = 0; w < 5; ++w)
+      for (int64_t c = 0; c < 3; ++c) padded[sp.at(0, h + 1, w, c)] = y1[s1.at(0, h, w, c)] * m[c];
+  auto want = conv_ref(padded, sp, f2, 2, 2, 2, 1, 1, false, false, &s2);
+  auto model = tf_format::import_graphdef(b.g, "test.pb");
+  int transposes = 0;
+  for (const auto& n : model.graph.nodes) transposes += n.op_type == "Transpose";
+  EXPECT_EQ(transposes, 2);
+  auto got = run(b.g, {Tensor::from_vector(x, {1, 4, 5, 2})});
+  expect_near(got[0], {s2.N, s2.H, s2.W, s2.C}, want);
+}
+
 TEST(TfImport, StridedSliceMasks) {
   // x has shape [2,3,4,5] and x[i,j,k,l] = i*60 + j*20 + k*5 + l.
   std::vector<float> x(120);
@@ -370,6 +412,83 @@ TEST(TfImport, ResizeBilinearModes) {
       auto got = run(b.g, {Tensor::from_vector(x, {1, 3, 4, 2})});
       expect_near(got[0], {1, oh, ow, 2}, resize_bilinear_ref(x, xs, oh, ow, align, half));
     }
+  }
+}
+
+TEST(TfImport, DynamicReshapeChainAndMultipleOutputs) {
+  // reshape(x, pack([shape(x)[0], -1])) with an unknown batch, then MatMul; a second, unconsumed
+  // branch (Pad + MaxPool SAME) is the graph's other output.
+  const int64_t B = 3;
+  auto x = values(B * 4 * 4 * 2, 12), w = values(32 * 5, 13);
+  GraphDefBuilder b;
+  b.placeholder("x", {-1, 4, 4, 2});
+  auto& shape = b.node("shape", "Shape", {"x"});
+  (*shape.mutable_attr())["out_type"].set_type(ms_tf::DT_INT32);
+  b.ints("b0", {0}, {1});
+  b.ints("b1", {1}, {1});
+  b.ints("minus1", {-1}, {});
+  auto& n = b.node("batch", "StridedSlice", {"shape", "b0", "b1", "b1"});
+  set_i(n, "shrink_axis_mask", 1);
+  auto& pk = b.node("target", "Pack", {"batch", "minus1"});
+  (*pk.mutable_attr())["T"].set_type(ms_tf::DT_INT32);
+  b.node("flat", "Reshape", {"x", "target"});
+  b.floats("w", w, {32, 5});
+  b.node("logits", "MatMul", {"flat", "w"});
+  b.ints("pads", {0, 0, 1, 0, 0, 1, 0, 0}, {4, 2});
+  b.node("padded", "Pad", {"x", "pads"});
+  auto& mp = b.node("pool", "MaxPool", {"padded"});
+  set_ints(mp, "ksize", {1, 2, 2, 1});
+  set_ints(mp, "strides", {1, 2, 2, 1});
+  set_s(mp, "padding", "SAME");
+  auto got = run(b.g, {Tensor::from_vector(x, {B, 4, 4, 2})});
+  ASSERT_EQ(got.size(), 2u);
+  std::vector<float> logits(B * 5, 0.f);
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t j = 0; j < 5; ++j)
+      for (int64_t k = 0; k < 32; ++k) logits[i * 5 + j] += x[i * 32 + k] * w[k * 5 + j];
+  // Padded to 5x5 (one zero row on top, one zero column on the right), pooled 2x2/2 SAME -> 3x3.
+  auto padded = [&](int64_t n, int64_t h, int64_t ww, int64_t c) {
+    return h < 1 || ww > 3 ? 0.f : x[((n * 4 + h - 1) * 4 + ww) * 2 + c];
+  };
+  std::vector<float> pool;
+  for (int64_t n = 0; n < B; ++n)
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t c = 0; c < 2; ++c) {
+          float m = -INFINITY;
+          for (int64_t a = 0; a < 2; ++a)
+            for (int64_t d = 0; d < 2; ++d)
+              if (2 * i + a < 5 && 2 * j + d < 5) m = std::max(m, padded(n, 2 * i + a, 2 * j + d, c));
+          pool.push_back(m);
+        }
+  expect_near(got[0], {B, 5}, logits);
+  expect_near(got[1], {B, 3, 3, 2}, pool);
+}
+
+TEST(TfImport, ResizeNearestNeighborModes) {
+  // TF: source index floor(x*in/out), floor((x+0.5)*in/out) with half_pixel_centers, and
+  // round(x*(in-1)/(out-1)) with align_corners.
+  std::vector<float> x(1 * 3 * 5 * 1);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  for (auto [align, half] : std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+    const int64_t oh = 7, ow = 3;
+    GraphDefBuilder b;
+    b.placeholder("x", {1, 3, 5, 1});
+    b.ints("size", {oh, ow}, {2});
+    auto& n = b.node("rs", "ResizeNearestNeighbor", {"x", "size"});
+    set_b(n, "align_corners", align);
+    set_b(n, "half_pixel_centers", half);
+    auto src = [&](int64_t o, int64_t in, int64_t out) {
+      if (align) return static_cast<int64_t>(std::round(o * double(in - 1) / double(out - 1)));
+      double s = half ? (o + 0.5) * double(in) / double(out) : o * double(in) / double(out);
+      return std::min<int64_t>(static_cast<int64_t>(std::floor(s)), in - 1);
+    };
+    std::vector<float> want;
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) want.push_back(x[src(i, 3, oh) * 5 + src(j, 5, ow)]);
+    SCOPED_TRACE(fmt::format("align {} half {}", align, half));
+    auto got = run(b.g, {Tensor::from_vector(x, {1, 3, 5, 1})});
+    expect_near(got[0], {1, oh, ow, 1}, want, 0);
   }
 }
 

@@ -148,6 +148,32 @@ TEST(TfliteImport, Int8ConvRunsTfliteIntegerArithmetic) {
   for (size_t k = 0; k < want.size(); ++k) EXPECT_LE(std::fabs(got[0].as_double(k) - want[k]), s_out * 1.001) << "element " << k;
 }
 
+TEST(TfliteImport, QuantizedConvChainKeepsLayoutChangesAtTheBoundary) {
+  // int8 conv -> int8 conv: the per-tensor QuantizeLinear/DequantizeLinear between them do not
+  // stop the NCHW<->NHWC Transposes from cancelling.
+  TfliteBuilder b;
+  Quant qa{{0.05f}, {0}}, qw{{0.01f}, {0}}, qb{{0.0005f}, {0}};
+  std::vector<int8_t> w(2 * 1 * 1 * 2, 7);
+  std::vector<int32_t> bias(2, 10);
+  int tx = b.tensor("x", {1, 4, 4, 2}, mstflite::TensorType_INT8, nullptr, 0, &qa);
+  int tw = b.constant("w", {2, 1, 1, 2}, mstflite::TensorType_INT8, w, &qw);
+  int tb = b.constant("b", {2}, mstflite::TensorType_INT32, bias, &qb);
+  int t1 = b.tensor("c1", {1, 4, 4, 2}, mstflite::TensorType_INT8, nullptr, 0, &qa);
+  int t2 = b.tensor("c2", {1, 4, 4, 2}, mstflite::TensorType_INT8, nullptr, 0, &qa);
+  uint32_t conv = b.code(mstflite::BuiltinOperator_CONV_2D);
+  for (auto [in, out] : {std::pair{tx, t1}, std::pair{t1, t2}}) {
+    auto o = mstflite::CreateConv2DOptions(b.fbb, mstflite::Padding_SAME, 1, 1, mstflite::ActivationFunctionType_RELU);
+    b.op(conv, {in, tw, tb}, {out}, mstflite::BuiltinOptions_Conv2DOptions, o.Union());
+  }
+  Model m = tflite_format::import_tflite_bytes(std::make_shared<const std::string>(b.finish({tx}, {t2})), "q.tflite");
+  int transposes = 0;
+  for (const auto& n : m.graph.nodes) transposes += n.op_type == "Transpose";
+  EXPECT_EQ(transposes, 2);
+  EXPECT_EQ(m.graph.inputs[0].type.dtype, DType::Int8);
+  auto out = Session(std::make_shared<Model>(m)).run(std::vector<Value>{Tensor(DType::Int8, {1, 4, 4, 2})});
+  EXPECT_EQ(out[0].tensor.dtype(), DType::Int8);
+}
+
 // MediaPipe's Convolution2DTransposeBias: y[oy, ox, o] = bias[o] + sum over input pixels (iy, ix)
 // and taps (a, b) with oy = iy*s + a - pad_top, ox = ix*s + b - pad_left of x[iy, ix, c] * w[o, a, b, c].
 TEST(TfliteImport, Convolution2DTransposeBiasCustomOp) {
@@ -269,6 +295,37 @@ TEST(TfliteImport, CorruptFilesAreRejected) {
       EXPECT_NE(std::string(e.what()).find("bad.tflite"), std::string::npos) << e.what();
     }
   }
+}
+
+// Random byte flips in a valid model: every result is a model or an ms::Error, never a crash.
+TEST(TfliteImport, MutatedFilesNeverCrash) {
+  TfliteBuilder b;
+  auto w = values(3 * 2 * 2 * 2, 9);
+  int tx = b.tensor("x", {1, 4, 4, 2}, mstflite::TensorType_FLOAT32);
+  int tw = b.constant("w", {3, 2, 2, 2}, mstflite::TensorType_FLOAT32, w);
+  int ty = b.tensor("y", {1, 3, 3, 3}, mstflite::TensorType_FLOAT32);
+  int tz = b.tensor("z", {1, 27}, mstflite::TensorType_FLOAT32);
+  auto conv = mstflite::CreateConv2DOptions(b.fbb, mstflite::Padding_VALID, 1, 1, mstflite::ActivationFunctionType_RELU6);
+  b.op(b.code(mstflite::BuiltinOperator_CONV_2D), {tx, tw, -1}, {ty}, mstflite::BuiltinOptions_Conv2DOptions, conv.Union());
+  auto rs = mstflite::CreateReshapeOptions(b.fbb, b.fbb.CreateVector(std::vector<int32_t>{1, 27}));
+  b.op(b.code(mstflite::BuiltinOperator_RESHAPE), {ty}, {tz}, mstflite::BuiltinOptions_ReshapeOptions, rs.Union());
+  const std::string good = b.finish({tx}, {tz});
+  ASSERT_NO_THROW(tflite_format::import_tflite_bytes(std::make_shared<const std::string>(good), "good.tflite"));
+  uint32_t seed = 77;
+  int imported = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bytes = good;
+    for (int k = 0; k < 1 + iter % 4; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      bytes[(seed >> 8) % bytes.size()] = static_cast<char>(seed >> 24);
+    }
+    try {
+      tflite_format::import_tflite_bytes(std::make_shared<const std::string>(bytes), "m.tflite");
+      ++imported;
+    } catch (const Error&) {
+    }
+  }
+  std::printf("[ fuzz ] %d of 3000 mutated files still imported\n", imported);
 }
 
 }  // namespace

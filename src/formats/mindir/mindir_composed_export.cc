@@ -335,6 +335,90 @@ RVal import_arg_max_with_value(ReadCtx& c) {
   return RVal::tuple({RVal::tensor(idx, ab(0)), RVal::tensor(val, ab(1))});
 }
 
+void export_loop(WriteCtx& c) {
+  Emit e{c};
+  const Node& n = c.node();
+  const Attribute* ba = n.attr("body");
+  if (!ba || !ba->g) fail("{}: Loop without a body", label(c));
+  const Graph& body = *ba->g;
+  const size_t N = n.inputs.size() - 2;
+  if (body.inputs.size() != N + 2 || body.outputs.size() < N + 1) fail("{}: Loop body does not match its inputs", label(c));
+  const size_t K = body.outputs.size() - 1 - N;
+  const bool has_m = has_in(c, 0), has_cond = has_in(c, 1);
+  if (!has_m && !has_cond) fail_unsupported("{}: a Loop without trip count and condition cannot be written to MindIR", label(c));
+
+  // State of the recursion: i, c, v..., acc...
+  std::vector<std::string> names{"i", "cond"};
+  std::vector<Abstract> types{abstract_of(TypeInfo::tensor(DType::Int64, Shape{})), abstract_of(TypeInfo::tensor(DType::Bool, Shape{}))};
+  for (size_t j = 0; j < N; ++j) {
+    names.push_back("v" + std::to_string(j));
+    types.push_back(c.abstract(n.inputs[2 + j]));
+  }
+  for (size_t k = 0; k < K; ++k) names.push_back("acc" + std::to_string(k));
+  std::string base = n.name.empty() ? "loop" : n.name;
+  std::string header = c.function_name(base + "_header");
+  std::vector<std::string> state;
+  for (const auto& nm : names) state.push_back(header + ":" + nm);  // the header's inputs, as open_function names them
+
+  // body: the ONNX body with its inputs bound to the state, then the recursive call
+  std::string body_fn = c.function_name(base + "_body");
+  c.open_function(body_fn, {}, {});
+  std::map<std::string, std::string> bound{{body.inputs[0].name, state[0]}, {body.inputs[1].name, state[1]}};
+  std::map<std::string, TypeInfo> bound_types{{body.inputs[0].name, TypeInfo::tensor(DType::Int64, Shape{})},
+                                               {body.inputs[1].name, TypeInfo::tensor(DType::Bool, Shape{})}};
+  for (size_t j = 0; j < N; ++j) {
+    bound[body.inputs[2 + j].name] = state[2 + j];
+    if (const TypeInfo* t = c.type(n.inputs[2 + j])) bound_types[body.inputs[2 + j].name] = *t;
+  }
+  c.write_nodes(body, bound, bound_types);
+  std::vector<Tensor> empty_acc;  // initial accumulators [0, element shape...], known once the body is typed
+  for (size_t k = 0; k < K; ++k) {
+    const ValueInfo& vi = body.outputs[1 + N + k];
+    Abstract a = vi.type.kind == TypeInfo::Kind::Tensor && vi.type.shape ? abstract_of(vi.type) : c.abstract(vi.name);
+    if (!a.rank_known || a.dtype == DType::Undefined || std::any_of(a.dims.begin(), a.dims.end(), [](int64_t d) { return d < 0; }))
+      fail_unsupported("{}: scan output '{}' needs a static element shape for MindIR", label(c), vi.name);
+    Shape acc{0};
+    acc.insert(acc.end(), a.dims.begin(), a.dims.end());
+    empty_acc.emplace_back(a.dtype, acc);
+    a.dims.insert(a.dims.begin(), -1);
+    types.push_back(a);
+  }
+  std::vector<std::string> next{e.op("Add", {state[0], e.i64(1)}), c.ref(body.outputs[0].name)};
+  for (size_t j = 0; j < N; ++j) next.push_back(c.ref(body.outputs[1 + j].name));
+  for (size_t k = 0; k < K; ++k)
+    next.push_back(e.concat({state[2 + N + k], e.op("ExpandDims", {c.ref(body.outputs[1 + N + k].name), c.constant_node(MsValue::of_int(0))})}));
+  c.close_function({c.call_value(header, next, Abstract{})}, {Abstract{}});
+
+  // exit: the loop's results
+  std::string exit_fn = c.function_name(base + "_exit");
+  c.open_function(exit_fn, {}, {});
+  std::vector<std::string> results(state.begin() + 2, state.end());
+  c.close_function(results, std::vector<Abstract>(types.begin() + 2, types.end()));
+
+  // header: go on while cond and i < M
+  c.open_function(header, names, types);
+  std::string go;
+  if (has_m) go = e.op("Less", {state[0], c.in(0)});
+  if (has_cond) go = go.empty() ? state[1] : e.op("LogicalAnd", {state[1], go});
+  std::string sw = c.call("Switch", {}, {go, body_fn, exit_fn}, Abstract{});
+  c.close_function({c.call_value(sw, {}, Abstract{})}, {Abstract{}});
+
+  Tensor yes(DType::Bool, {});
+  yes.data<bool>()[0] = true;
+  std::vector<std::string> start{e.i64(0), has_cond ? c.in(1) : c.constant_node(MsValue::of_tensor(yes))};
+  for (size_t j = 0; j < N; ++j) start.push_back(c.in(2 + j));
+  for (auto& t : empty_acc) start.push_back(c.constant_node(MsValue::of_tensor(std::move(t))));
+  std::vector<Abstract> out_types;
+  for (size_t i = 0; i < n.outputs.size(); ++i) out_types.push_back(has_out(c, i) ? out_abs(c, i) : Abstract{});
+  if (n.outputs.size() == 1) {
+    c.bind(out0(c), c.call_value(header, start, out_types[0]));
+    return;
+  }
+  std::string r = c.call_value(header, start, tuple_abs(out_types));
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    if (has_out(c, i)) c.bind(n.outputs[i], c.get_item(r, static_cast<int64_t>(i), out_types[i]));
+}
+
 void export_if(WriteCtx& c) {
   const Node& n = c.node();
   const Attribute* then_g = n.attr("then_branch");

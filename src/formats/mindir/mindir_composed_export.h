@@ -37,4 +37,12 @@ RVal import_arg_max_with_value(ReadCtx& c);
 // with the branches as function graphs: MindSpore's form of a conditional.
 void export_if(WriteCtx& c);
 
+// Loop(M, cond, v...){body} -> MindSpore's form of a loop, tail recursion over function graphs:
+//   header(i, c, v..., acc...) = Switch(c and i < M, body, exit)()
+//   body() = header(i + 1, cond_out, v_out..., concat(acc, [scan_out])...)   (the ONNX body inline)
+//   exit() = (v..., acc...)
+// and the Loop itself a call header(0, cond, v..., empty...). Scan outputs are accumulated in the
+// state, so their element shapes must be known.
+void export_loop(WriteCtx& c);
+
 }  // namespace ms::mindir

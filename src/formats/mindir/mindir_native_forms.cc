@@ -116,7 +116,8 @@ std::optional<std::vector<int64_t>> static_hw(WriteCtx& c) {
       if (dims[k] < 0 || (*sizes)[k] != dims[k]) return std::nullopt;
     return std::vector<int64_t>{(*sizes)[2], (*sizes)[3]};
   }
-  const Tensor* s = has_in(c, 2) ? c.constant(c.node().inputs[2]) : nullptr;
+  size_t at = c.node().inputs.size() == 2 ? 1 : 2;  // Resize-10 is (X, scales)
+  const Tensor* s = has_in(c, at) ? c.constant(c.node().inputs[at]) : nullptr;
   if (!s || s->numel() != 4 || s->as_double(0) != 1 || s->as_double(1) != 1) return std::nullopt;
   std::vector<int64_t> hw;
   for (int k = 2; k < 4; ++k) {
@@ -145,7 +146,10 @@ void export_resize(WriteCtx& c) {
     else if (ctm == "tf_half_pixel_for_nn" && nearest == "floor") flags = {false, true};
     else if (ctm == "align_corners" && nearest == "round_prefer_ceil") flags = {true, false};
   }
-  if (!hw || !plain || !flags) return c.write_generic("Resize");
+  if (!hw || !plain || !flags) {
+    if (c.node().inputs.size() == 2) fail_unsupported("{}: this opset-10 Resize form is not supported in MindIR", label(c));
+    return c.write_generic("Resize");
+  }
   Attrs a{{"align_corners", MsValue::of_bool(flags->first)}, {"half_pixel_centers", MsValue::of_bool(flags->second)}};
   std::string p = mode == "linear" ? "ResizeBilinearV2" : "ResizeNearestNeighborV2";
   c.bind(out0(c), c.call(p, a, {c.in(0), c.constant_node(MsValue::of_ints(*hw))}, out_abs(c)));

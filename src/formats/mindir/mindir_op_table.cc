@@ -447,6 +447,11 @@ void export_slice(WriteCtx& c) {
   auto starts = const_ints(c, 1), ends = const_ints(c, 2);
   auto axes = has_in(c, 3) ? const_ints(c, 3) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
   auto steps = has_in(c, 4) ? const_ints(c, 4) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
+  if (c.node().attr("starts")) {  // opset < 10: bounds are attributes
+    starts = ints_attr(c, "starts").value_or(std::vector<int64_t>{});
+    ends = ints_attr(c, "ends").value_or(std::vector<int64_t>{});
+    axes = ints_attr(c, "axes").value_or(std::vector<int64_t>{});
+  }
   int r = rank_of(c, 0);
   if (starts && ends && axes && steps && r >= 0) {
     std::vector<int64_t> b(r, 0), e(r, 0), s(r, 1);
@@ -649,7 +654,7 @@ const std::vector<ExportRule>& export_rules() {
       F("Softmax", "Softmax", [](WriteCtx& c) { export_softmax(c, false); }),
       F("LogSoftmax", "LogSoftmax", [](WriteCtx& c) { export_softmax(c, true); }),
       F("Dropout", "Identity", export_dropout),
-      F("If", "Switch", export_if),
+      F("If", "Switch", export_if), F("Loop", "Switch", export_loop),
       F("Hardmax", "OneHot", export_hardmax), F("Shrink", "Select", export_shrink), F("Compress", "Gather", export_compress),
       R("Det", "MatrixDeterminant"),
       F("HannWindow", "HammingWindow", export_window), F("HammingWindow", "HammingWindow", export_window),

@@ -43,9 +43,18 @@ class WriteCtx {
   virtual const Attribute* attr(const std::string& name) const = 0;
   // The generic conversion: the node's inputs and attributes, unchanged, on primitive `prim`.
   virtual void write_generic(const std::string& prim) = 0;
-  // Writes `sub` as a function graph (ModelProto.functions); returns its name, which nodes use as
-  // a value.
+  // Writes `sub` as a function graph (ModelProto.functions) without inputs; returns its name,
+  // which nodes use as a value.
   virtual std::string write_function(const Graph& sub, const std::string& hint) = 0;
+  // The same in steps, for graphs with inputs: a fresh function name; open it (its inputs are
+  // `<name>:<input name>`, returned); write a subgraph's nodes into it with some IR names bound to
+  // references; close it with its outputs. Functions may be opened inside others.
+  virtual std::string function_name(const std::string& hint) = 0;
+  virtual std::vector<std::string> open_function(const std::string& fname, const std::vector<std::string>& input_names,
+                                                 const std::vector<Abstract>& input_types) = 0;
+  virtual void write_nodes(const Graph& sub, const std::map<std::string, std::string>& bound,
+                           const std::map<std::string, TypeInfo>& bound_types) = 0;
+  virtual void close_function(const std::vector<std::string>& outs, const std::vector<Abstract>& abs) = 0;
   // A call of the function value produced by node `callee` (op_type `REF::<callee>`).
   virtual std::string call_value(const std::string& callee, const std::vector<std::string>& inputs, const Abstract& out) = 0;
 };

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -497,6 +498,8 @@ class Reader {
     for (size_t k = ni + 1; k < nodes.size(); ++k)
       for (auto& i : nodes[k].inputs)
         if (i == from) i = to;
+    for (auto& o : model_.graph.outputs)
+      if (o.name == from) o.name = to;
     producer_.erase(it);
     producer_[to] = {ni, oi};
     temp_.erase(from);
@@ -543,6 +546,15 @@ class Reader {
           values_[out] = finalize(read_if(callee, out_abs, what), cur_base_);
           return;
         }
+      }
+      if (it == prims_.end() && (functions_.count(target) || target == loop_header_)) {
+        std::vector<RVal> args;
+        for (const auto& i : n.input()) args.push_back(lookup(i, what));
+        cur_base_ = base_name(out);
+        // Inside a loop body, the recursive call of the loop header is the next state.
+        RVal r = target == loop_header_ ? RVal::tuple(std::move(args)) : read_call(*functions_.at(target), args, what);
+        values_[out] = finalize(r, cur_base_);
+        return;
       }
       if (it == prims_.end()) {
         if (functions_.count(target) || target == gname_)
@@ -676,6 +688,10 @@ class Reader {
       }
       model_.graph.outputs.push_back(vi);
     }
+    finish();
+  }
+
+  void finish() {
     drop_unused();
     // Temporary names left on values nobody named: give them readable ones.
     std::vector<std::string> left(temp_.begin(), temp_.end());
@@ -683,6 +699,135 @@ class Reader {
       auto p = t.rfind("__t");
       rename(t, unique(t.substr(0, p) + "_" + t.substr(p + 3)));
     }
+  }
+
+  // --- calls of function graphs ---------------------------------------------------------------
+  // MindSpore writes a loop as tail recursion: header(state...) = Switch(go, body, exit)(), where
+  // body() ends in header(next state...) and exit() returns the results. Finds that shape.
+  struct LoopShape {
+    const mind_ir::NodeProto* sw = nullptr;    // Switch(go, body, exit)
+    const mind_ir::NodeProto* call = nullptr;  // its call, the header's output
+    std::string body, exit;
+  };
+  std::optional<LoopShape> loop_shape(const mind_ir::GraphProto& F) {
+    if (F.output_size() != 1) return std::nullopt;
+    auto producer_of = [&](const std::string& v) -> const mind_ir::NodeProto* {
+      for (const auto& n : F.node())
+        if (n.output_size() && n.output(0) == v) return &n;
+      return nullptr;
+    };
+    LoopShape L;
+    L.call = producer_of(F.output(0).name());
+    if (!L.call || L.call->op_type().rfind("REF::", 0) != 0) return std::nullopt;
+    L.sw = producer_of(L.call->op_type().substr(5));
+    if (!L.sw || L.sw->input_size() != 3 || L.sw->op_type().rfind("REF::", 0) != 0) return std::nullopt;
+    auto prim = prims_.find(L.sw->op_type().substr(5));
+    if (prim == prims_.end() || prim->second->op_type() != "Switch") return std::nullopt;
+    auto recurses = [&](const std::string& g) {
+      auto f = functions_.find(g);
+      if (f == functions_.end()) return false;
+      for (const auto& n : f->second->node())
+        if (n.op_type() == "REF::" + F.name()) return true;
+      return false;
+    };
+    if (recurses(L.sw->input(1))) {
+      L.body = L.sw->input(1);
+      L.exit = L.sw->input(2);
+    } else if (recurses(L.sw->input(2))) {
+      L.body = L.sw->input(2);
+      L.exit = L.sw->input(1);
+    } else {
+      return std::nullopt;
+    }
+    if (!functions_.count(L.exit)) return std::nullopt;
+    return L;
+  }
+
+  RVal read_call(const mind_ir::GraphProto& F, const std::vector<RVal>& args, const std::string& what) {
+    if (args.size() != static_cast<size_t>(F.input_size()))
+      fail("{}: calls {} with {} arguments, it takes {}", what, F.name(), args.size(), F.input_size());
+    if (auto L = loop_shape(F)) return read_loop(F, *L, args, what);
+    for (int k = 0; k < F.input_size(); ++k) values_[F.input(k).name()] = args[k];
+    return inline_graph(F, what);
+  }
+
+  // The nodes of function graph F read into this graph (a sub-cell call, a loop's exit).
+  RVal inline_graph(const mind_ir::GraphProto& F, const std::string& what) {
+    if (++inline_depth_ > 64) fail_unsupported("{}: function graphs call each other more than 64 deep (recursion?)", what);
+    std::string outer = gname_;
+    gname_ = F.name();
+    index_uses(F);
+    for (const auto& n : F.node()) read_node(n);
+    std::vector<RVal> outs;
+    for (const auto& o : F.output()) outs.push_back(lookup(o.name(), what));
+    gname_ = outer;
+    --inline_depth_;
+    if (outs.empty()) fail("{}: function graph {} returns nothing", what, F.name());
+    return outs.size() == 1 ? outs[0] : RVal::tuple(std::move(outs));
+  }
+
+  // loop(state) as an IR Loop over the header's state, with neither trip count nor initial
+  // condition; its body tests the header's condition and runs MindSpore's body under an If (the
+  // else branch passes the state through; the last iteration is that pass-through). The exit graph
+  // then reads the final state.
+  RVal read_loop(const mind_ir::GraphProto& F, const LoopShape& L, const std::vector<RVal>& args, const std::string& what) {
+    Reader body(p_, file_, this);
+    Graph g = body.read_loop_body(F, L, what);
+    std::vector<std::string> ins{""};
+    Tensor yes(DType::Bool, {});
+    yes.data<bool>()[0] = true;
+    ins.push_back(add_const(yes, "true"));
+    for (const auto& a : args) ins.push_back(tensor_of(a, what));
+    auto outs = add("Loop", ins, {{"body", Attribute::of_graph(std::make_shared<Graph>(std::move(g)))}}, F.input_size());
+    for (int k = 0; k < F.input_size(); ++k) values_[F.input(k).name()] = RVal::tensor(outs[k], decode_input_abstract(F.input(k)));
+    return inline_graph(*functions_.at(L.exit), what);
+  }
+
+  Graph read_loop_body(const mind_ir::GraphProto& F, const LoopShape& L, const std::string& what) {
+    gname_ = F.name();
+    model_.graph.name = F.name();
+    index_uses(F);
+    for (const auto& [name, dt] : {std::pair<const char*, DType>{"iteration", DType::Int64}, {"condition", DType::Bool}}) {
+      std::string n = unique(name);
+      model_.graph.inputs.push_back({n, TypeInfo::tensor(dt, Shape{})});
+    }
+    for (const auto& in : F.input()) read_input(in);
+    for (const auto& n : F.node())
+      if (&n != L.sw && &n != L.call) read_node(n);
+    std::string go = tensor_of(lookup(L.sw->input(0), what), what);
+    Reader then_reader(p_, file_, this);
+    then_reader.loop_header_ = F.name();
+    auto then_g = std::make_shared<Graph>(then_reader.read_function(*functions_.at(L.body)));
+    if (then_g->outputs.size() != static_cast<size_t>(F.input_size()))
+      fail("{}: the loop body of {} passes {} values back, the loop has {}", what, F.name(), then_g->outputs.size(), F.input_size());
+    auto else_g = std::make_shared<Graph>();
+    for (size_t k = 0; k < model_.graph.inputs.size() - 2; ++k) {
+      Node id;
+      id.op_type = "Identity";
+      id.name = unique(F.name() + "/pass");
+      id.inputs = {model_.graph.inputs[2 + k].name};
+      id.outputs = {unique(model_.graph.inputs[2 + k].name + "_pass")};
+      else_g->outputs.push_back({id.outputs[0], model_.graph.inputs[2 + k].type});
+      else_g->nodes.push_back(std::move(id));
+    }
+    cur_base_ = F.name();
+    auto outs = add("If", {go}, {{"then_branch", Attribute::of_graph(then_g)}, {"else_branch", Attribute::of_graph(else_g)}},
+                    F.input_size());
+    std::string cond_out = add("Identity", {go}, {}, 1)[0];
+    model_.graph.outputs.push_back({cond_out, TypeInfo::tensor(DType::Bool, Shape{})});
+    for (size_t k = 0; k < outs.size(); ++k) model_.graph.outputs.push_back({outs[k], model_.graph.inputs[2 + k].type});
+    finish();
+    return std::move(model_.graph);
+  }
+
+  Abstract decode_input_abstract(const mind_ir::ValueInfoProto& in) {
+    if (in.tensor_size() == 0) return Abstract{};
+    Abstract a;
+    a.kind = Abstract::Kind::Tensor;
+    a.dtype = dtype_from_mindir(in.tensor(0).data_type(), file_);
+    a.dims.assign(in.tensor(0).dims().begin(), in.tensor(0).dims().end());
+    a.rank_known = !(a.dims.size() == 1 && a.dims[0] == -2);
+    return a;
   }
 
   // Some import rules make values that only some uses need (LayerNorm's variance from InvStdDev)
@@ -721,6 +866,8 @@ class Reader {
   std::map<std::string, const mind_ir::PrimitiveProto*> prims_;
   std::map<std::string, const mind_ir::GraphProto*> functions_;
   Reader* parent_ = nullptr;
+  std::string loop_header_;  // in a loop body: the header graph whose calls are the next iteration
+  int inline_depth_ = 0;
   std::map<std::string, RVal> values_;
   std::map<std::string, Abstract> abs_;
   std::map<std::string, int> uses_;

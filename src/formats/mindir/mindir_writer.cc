@@ -95,7 +95,7 @@ class Writer : public WriteCtx {
     if (!unsupported_.empty()) {
       std::string list;
       for (const auto& u : unsupported_) list += "\n  " + u;
-      fail_unsupported("cannot write MindIR: {} node(s) have no MindSpore primitive:{}", unsupported_.size(), list);
+      fail_unsupported("cannot write MindIR: {} node(s) cannot be expressed with MindSpore primitives:{}", unsupported_.size(), list);
     }
     // The single graph output (MakeTuple for several).
     std::vector<std::string> outs;
@@ -176,8 +176,14 @@ class Writer : public WriteCtx {
     }
     const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
     if (!rule) {
-      unsupported_ops_.insert(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
-      unsupported_.push_back(fmt::format("{}: no MindSpore primitive for {}", n.label(), n.domain.empty() ? n.op_type : n.domain + "." + n.op_type));
+      std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
+      bool control_flow = std::any_of(n.attrs.begin(), n.attrs.end(), [](const auto& kv) {
+        return kv.second.type == AttrType::Graph || kv.second.type == AttrType::Graphs;
+      });
+      unsupported_ops_.insert(op);
+      unsupported_.push_back(control_flow ? fmt::format("{}: {} is not written to MindIR yet (MindSpore expresses loops as "
+                                                        "recursive function graphs; only If is written, as Switch)", n.label(), op)
+                                          : fmt::format("{}: no MindSpore primitive for {}", n.label(), op));
       poison(n);
       return;
     }
@@ -195,22 +201,35 @@ class Writer : public WriteCtx {
     }
   }
 
-  // A subgraph (If branch) as a function graph in ModelProto.functions, as MindSpore writes the
-  // branches of a Switch: no inputs; values of the enclosing graphs are referenced by their names
-  // (MindSpore resolves names file-wide); one output (MakeTuple for several).
-  std::string write_function(const Graph& sub, const std::string& hint) override {
-    const Node* outer_node = cur_;
-    mind_ir::GraphProto* outer_graph = g_;
-    std::string outer_prefix = prefix_;
-    int outer_chain = chain_start_;
-    auto outer_refs = refs_;  // sibling branches may reuse names: the branch's own values stay local
-    std::map<std::string, std::string> outer_consts;
-    std::swap(outer_consts, const_cache_);  // Constant nodes live in the graph that uses them
+  // Function graphs (ModelProto.functions), as MindSpore writes the branches of a Switch and the
+  // graphs of a loop: values of the enclosing graphs are referenced by their names (MindSpore
+  // resolves names file-wide); one output (MakeTuple for several).
+  std::string function_name(const std::string& hint) override { return sanitize(hint) + "_" + std::to_string(++counter_); }
 
-    std::string fname = sanitize(hint) + "_" + std::to_string(++counter_);
+  std::vector<std::string> open_function(const std::string& fname, const std::vector<std::string>& input_names,
+                                         const std::vector<Abstract>& input_types) override {
+    // Sibling branches may reuse names: a function's own values stay local to it; Constant nodes
+    // live in the graph that uses them.
+    outer_.push_back({cur_, g_, prefix_, chain_start_, refs_, {}});
+    std::swap(outer_.back().consts, const_cache_);
     g_ = proto_.add_functions();
     g_->set_name(fname);
     prefix_ = fname;
+    std::vector<std::string> refs;
+    for (size_t k = 0; k < input_names.size(); ++k) {
+      auto* in = g_->add_input();
+      in->set_name(fname + ":" + input_names[k]);
+      mind_ir::AttributeProto tmp;
+      encode_abstract(input_types[k], &tmp);
+      if (tmp.tensors_size()) *in->add_tensor() = tmp.tensors(0);
+      refs.push_back(in->name());
+    }
+    return refs;
+  }
+
+  void write_nodes(const Graph& sub, const std::map<std::string, std::string>& bound, const std::map<std::string, TypeInfo>& bound_types) override {
+    for (const auto& [ir, r] : bound) refs_[ir] = r;
+    for (const auto& [ir, t] : bound_types) types_[ir] = t;
     for (const auto& [name, t] : sub.initializers) {
       consts_[name] = &t;
       types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
@@ -219,13 +238,10 @@ class Writer : public WriteCtx {
     for (const auto& v : sub.outputs)
       if (v.type.kind != TypeInfo::Kind::Unknown) types_.emplace(v.name, v.type);
     for (const Node& n : sub.nodes) write_node(n);
-    cur_ = nullptr;
-    std::vector<std::string> outs;
-    std::vector<Abstract> abs;
-    for (const auto& v : sub.outputs) {
-      outs.push_back(ref(v.name));
-      abs.push_back(abstract(v.name));
-    }
+    cur_ = outer_.back().node;
+  }
+
+  void close_function(const std::vector<std::string>& outs, const std::vector<Abstract>& abs) override {
     auto* o = g_->add_output();
     if (outs.size() == 1) {
       o->set_name(outs[0]);
@@ -239,13 +255,27 @@ class Writer : public WriteCtx {
       o->set_name(call("MakeTuple", {}, outs, ta, "output"));
       encode_abstract(ta, o->mutable_attr_info());
     }
+    Outer& b = outer_.back();
+    cur_ = b.node;
+    g_ = b.graph;
+    prefix_ = b.prefix;
+    chain_start_ = b.chain_start;
+    refs_ = std::move(b.refs);
+    const_cache_ = std::move(b.consts);
+    outer_.pop_back();
+  }
 
-    cur_ = outer_node;
-    g_ = outer_graph;
-    prefix_ = outer_prefix;
-    chain_start_ = outer_chain;
-    refs_ = std::move(outer_refs);
-    const_cache_ = std::move(outer_consts);
+  std::string write_function(const Graph& sub, const std::string& hint) override {
+    std::string fname = function_name(hint);
+    open_function(fname, {}, {});
+    write_nodes(sub, {}, {});
+    std::vector<std::string> outs;
+    std::vector<Abstract> abs;
+    for (const auto& v : sub.outputs) {
+      outs.push_back(ref(v.name));
+      abs.push_back(abstract(v.name));
+    }
+    close_function(outs, abs);
     return fname;
   }
 
@@ -448,7 +478,11 @@ class Writer : public WriteCtx {
       def->infer(ctx);
       auto& outs = ctx.output_types();
       for (size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k)
-        if (!n.outputs[k].empty() && outs[k].kind != TypeInfo::Kind::Unknown) types_.emplace(n.outputs[k], outs[k]);
+        if (!n.outputs[k].empty() && outs[k].kind != TypeInfo::Kind::Unknown) {
+          // a declared type wins, unless it lacks the shape that inference found
+          auto [it, fresh] = types_.emplace(n.outputs[k], outs[k]);
+          if (!fresh && !it->second.shape && outs[k].shape) it->second = outs[k];
+        }
     } catch (const std::exception&) {
       // types stay unknown; the abstract then says "dynamic rank"
     }
@@ -472,6 +506,14 @@ class Writer : public WriteCtx {
   std::map<std::string, std::string> const_cache_, prim_cache_;
   std::map<std::string, std::pair<const mind_ir::GraphProto*, int>> node_index_;  // node output -> (graph, index)
   std::string prefix_;  // name prefix of the graph being written
+  struct Outer {  // the graph being written when a function graph was opened
+    const Node* node;
+    mind_ir::GraphProto* graph;
+    std::string prefix;
+    int chain_start;
+    std::map<std::string, std::string> refs, consts;
+  };
+  std::vector<Outer> outer_;
   std::set<std::string> renamed_;
   std::vector<std::string> unsupported_;
 };

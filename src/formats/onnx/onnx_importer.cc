@@ -4,10 +4,14 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
 #include <filesystem>
 #include <set>
-#include <fstream>
-#include <sstream>
 
 #include "formats/onnx/onnx_tensor.h"
 
@@ -225,12 +229,33 @@ Model import_onnx_proto(onnx::ModelProto& proto, const std::string& source_path,
   return model;
 }
 
+// The file is parsed from a read-only mapping: the weights are copied once, into the protobuf,
+// instead of through stream buffers first (convert time of large models).
 Model load_onnx(const std::string& path, const ImportOptions& opts) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail("{}: cannot open file", path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return import_onnx_bytes(ss.str(), path, opts);
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) fail("{}: cannot open file", path);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("{}: cannot open file (not a regular file)", path);
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    fail("{}: file is empty, not an ONNX model", path);
+  }
+  if (size > static_cast<size_t>(INT_MAX)) {
+    ::close(fd);
+    fail("{}: {} bytes is more than one protobuf can hold (2 GiB); store the weights as external data", path, size);
+  }
+  void* addr = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (addr == MAP_FAILED) fail("{}: cannot read file", path);
+  onnx::ModelProto proto;
+  bool ok = proto.ParseFromArray(addr, static_cast<int>(size));
+  munmap(addr, size);
+  if (!ok) fail("{}: not a valid ONNX model (protobuf parse failed; the file is truncated or not ONNX)", path);
+  return import_onnx_proto(proto, path, opts);
 }
 
 }  // namespace ms::onnx_format

@@ -302,10 +302,7 @@ Model import_graphdef(const ms_tf::GraphDef& gd, const std::string& source_path,
     m.graph.outputs.push_back({name, {}});
   }
 
-  importer::cancel_layout_transposes(m.graph);
-  GraphInference gi = infer_graph(m);
-  for (auto& o : m.graph.outputs)
-    if (const TypeInfo* t = gi.type_of(m.graph, o.name)) o.type = *t;
+  importer::finish_imported_graph(m);
   return m;
 }
 

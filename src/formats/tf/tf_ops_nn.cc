@@ -46,14 +46,11 @@ void set_padding(const TfContext& c, const NodeDef& n, int rank, std::map<std::s
 // Runs `emit` on the input in NCHW and writes its result back in the node's layout.
 template <class Emit>
 void in_channels_first(TfContext& c, const NodeDef& n, int rank, Emit emit) {
-  std::string x = c.input(n, 0);
-  bool cf = c.channels_first(n);
-  if (!cf) x = c.b.to_channels_first(x, rank, n.name());
-  if (cf) {
-    std::string y = emit(x, c.output_name(n));
-    (void)y;
+  if (c.channels_first(n)) {
+    emit(c.input(n, 0), c.output_name(n));
     return;
   }
+  std::string x = c.b.to_channels_first(c.input(n, 0), rank, n.name());
   std::string y = emit(x, c.b.unique_name(n.name() + "/nchw"));
   c.b.add_node("Transpose", {y}, {c.output_name(n)}, {{"perm", Attribute::of_ints(importer::channels_last_perm(rank))}});
 }

@@ -51,8 +51,12 @@ Tensor tensor_from_proto(const ms_tf::TensorProto& p, const std::string& where) 
   if (dt == DType::Undefined)
     fail_unsupported("{}: constant of TensorFlow type {} has no equivalent", where, ms_tf::DataType_Name(p.dtype()));
   Shape shape;
+  int64_t numel = 1;
   for (const auto& d : p.tensor_shape().dim()) {
     if (d.size() < 0) fail("{}: constant with unknown dimension", where);
+    // A constant repeating one value may be large, but not beyond what memory could hold.
+    if (d.size() > 0 && numel > (int64_t(1) << 34) / d.size()) fail("{}: constant of more than 2^34 elements", where);
+    numel *= d.size();
     shape.push_back(d.size());
   }
   Tensor t(dt, shape);

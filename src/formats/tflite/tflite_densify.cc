@@ -56,6 +56,14 @@ Tensor densify(const mstflite::SparsityParameters& sp, const Tensor& values, con
       if (j >= static_cast<int64_t>(block_map.size()) || block_map[j] < 0 || block_map[j] >= n) fail("{}: bad block map", where);
       block_size[block_map[j]] = meta[l].dense_size;
     }
+  // Dense levels must span exactly their dimension (block count or block size), which also bounds
+  // the traversal.
+  for (int l = 0; l < levels; ++l) {
+    int64_t d = order[l];
+    int64_t extent = d < n ? (block_size[d] > 0 ? shape[d] / block_size[d] : -1) : meta[l].dense_size;
+    if (!meta[l].sparse && (meta[l].dense_size != extent || extent < 0))
+      fail("{}: dense level {} has size {}, dimension {} needs {}", where, l, meta[l].dense_size, d, extent);
+  }
   Tensor out(values.dtype(), shape);
   const size_t es = dtype_size(values.dtype());
   std::vector<int64_t> idx(levels, 0);

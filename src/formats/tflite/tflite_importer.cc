@@ -6,7 +6,6 @@
 
 #include "formats/tflite/tflite_context.h"
 #include "formats/tflite/tflite_densify.h"
-#include "ops/infer_graph.h"
 
 namespace ms::tflite_format {
 
@@ -132,6 +131,12 @@ std::optional<Tensor> TfliteContext::stored(int index) const {
   if (dt == DType::Undefined || dt == DType::String)
     fail_unsupported("tensor '{}': constant of type {}", name_of(index), mstflite::EnumNameTensorType(t.type()));
   Shape shape = t.shape() ? Shape(t.shape()->begin(), t.shape()->end()) : Shape{};
+  // The dense size must be sane before anything is allocated for it.
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && numel > (int64_t(1) << 40) / d)) fail("tensor '{}': constant of shape {} is invalid", name_of(index), shape_str(shape));
+    numel *= d;
+  }
   if (t.sparsity()) {
     size_t es = dtype_size(dt);
     if (size % es) fail("tensor '{}': sparse buffer of {} bytes is not a whole number of {}", name_of(index), size, dtype_name(dt));
@@ -139,9 +144,10 @@ std::optional<Tensor> TfliteContext::stored(int index) const {
     std::memcpy(values.raw(), data, size);
     return densify(*t.sparsity(), values, shape, "tensor '" + name_of(index) + "'");
   }
+  if (size != static_cast<size_t>(numel) * dtype_size(dt))
+    fail("tensor '{}': buffer holds {} bytes, shape {} of {} needs {}", name_of(index), size, shape_str(shape), dtype_name(dt),
+         numel * dtype_size(dt));
   Tensor v(dt, shape);
-  if (size != v.nbytes())
-    fail("tensor '{}': buffer holds {} bytes, shape {} of {} needs {}", name_of(index), size, shape_str(shape), dtype_name(dt), v.nbytes());
   std::memcpy(v.raw(), data, size);  // copied: flatbuffer data is not aligned for every dtype
   return v;
 }
@@ -381,10 +387,7 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
     }
     m.graph.outputs.push_back({value, {}});
   }
-  importer::cancel_layout_transposes(m.graph);
-  GraphInference gi = infer_graph(m);
-  for (auto& o : m.graph.outputs)
-    if (const TypeInfo* t = gi.type_of(m.graph, o.name)) o.type = *t;
+  importer::finish_imported_graph(m);
   return m;
 }
 

@@ -61,13 +61,17 @@ class OnednnConv : public FastKernel {
     if (has_z && ctx.input(kZ).shape() != p.y_shape) return false;  // the reference names the mismatch
     Tensor y = uninit_tensor(DType::Float32, p.y_shape, p.y_md.get_size());
     // Source: as it comes, or reordered into the layout the implementation chose.
+    // Boundary buffers live only for this run: kept per plan they would add up over the nodes.
     void* src = const_cast<void*>(x.raw());
+    Tensor src_tmp, dst_tmp;
     if (p.src_md != p.x_md) {
-      reorder(p.x_md, x.raw(), p.src_md, p.src_tmp.raw());
-      src = p.src_tmp.raw();
+      src_tmp = byte_buffer(p.src_md);
+      reorder(p.x_md, x.raw(), p.src_md, src_tmp.raw());
+      src = src_tmp.raw();
     }
-    void* dst = p.dst_md == p.y_md ? y.raw() : p.dst_tmp.raw();
-    if (has_z) reorder(p.z_md, ctx.input(kZ).raw(), p.dst_md, dst);  // the sum post-op adds onto dst
+    if (p.dst_md != p.y_md) dst_tmp = byte_buffer(p.dst_md);
+    void* dst = dst_tmp.defined() ? dst_tmp.raw() : y.raw();
+    if (has_z && !p.z_binary) reorder(p.z_md, ctx.input(kZ).raw(), p.dst_md, dst);  // the sum adds onto dst
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), src)},
         {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)},
@@ -80,6 +84,7 @@ class OnednnConv : public FastKernel {
       args[DNNL_ARG_WEIGHTS] = packed;
     }
     if (has_bias) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, ctx.input(2));
+    if (p.z_binary) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = view_memory(p.z_md, ctx.input(kZ));
     p.prim.execute(cpu_stream(), args);
     cpu_stream().wait();
     if (dst != y.raw()) reorder(p.dst_md, dst, p.y_md, y.raw());
@@ -91,11 +96,11 @@ class OnednnConv : public FastKernel {
   struct Plan {
     Shape x_shape, w_shape, y_shape;
     bool has_bias = false;
+    bool z_binary = false;  // residual as a binary post-op (else a sum post-op)
     dnnl::convolution_forward prim;
     // x_md/y_md/z_md: the layouts of the tensors as stored; src_md/dst_md: the implementation's.
     dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd;
     dnnl::memory packed_w;  // constant weights in the implementation's layout
-    Tensor src_tmp, dst_tmp;  // for reorders at the kernel's boundary
     size_t scratch_bytes = 0;
   };
 
@@ -142,7 +147,12 @@ class OnednnConv : public FastKernel {
     dnnl::memory::desc dst_req = y_blocked_ ? p->y_md : any(p->y_shape);
     if (has_bias) p->bias_md = plain_f32_desc({M});
     dnnl::post_ops ops;
-    if (node_.inputs.size() > kZ && !node_.inputs[kZ].empty()) ops.append_sum(1.f);
+    // The residual: read in place by a binary post-op when it is stored in the layout the output
+    // is fixed to; otherwise copied into the output first for a sum post-op.
+    const bool has_z = node_.inputs.size() > kZ && !node_.inputs[kZ].empty();
+    p->z_binary = has_z && y_blocked_ && z_blocked_;
+    if (p->z_binary) ops.append_binary(dnnl::algorithm::binary_add, p->z_md);
+    else if (has_z) ops.append_sum(1.f);
     append_eltwise(ops, act_);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
@@ -168,12 +178,8 @@ class OnednnConv : public FastKernel {
     p->dst_md = pd.dst_desc();
     p->wmd = pd.weights_desc();
     p->scratch_bytes = pd.scratchpad_desc().get_size();
-    auto buffer = [&](const dnnl::memory::desc& md) {
-      p->scratch_bytes += md.get_size();
-      return uninit_tensor(DType::UInt8, {static_cast<int64_t>(md.get_size())});
-    };
-    if (p->src_md != p->x_md) p->src_tmp = buffer(p->src_md);
-    if (p->dst_md != p->y_md) p->dst_tmp = buffer(p->dst_md);
+    if (p->src_md != p->x_md) p->scratch_bytes += p->src_md.get_size();
+    if (p->dst_md != p->y_md) p->scratch_bytes += p->dst_md.get_size();
     if (weights_.defined()) {
       p->packed_w = dnnl::memory(p->wmd, cpu_engine());
       reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());

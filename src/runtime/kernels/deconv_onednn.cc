@@ -92,18 +92,20 @@ class OnednnDeconv : public FastKernel {
       pl.push_back(pads[d]);
       pr.push_back(pads[d + nsp] - out_pad[d]);  // output_padding extends the end
     }
-    // ONNX weights are (C, M/group, k...): oneDNN's "io" order, grouped as (g, M/g, C/g, k...).
+    // ONNX weights are stored (C, M/group, k...); oneDNN wants them as (M, C, k...) or grouped
+    // (g, M/g, C/g, k...): the same memory described by strides.
     using tag = dnnl::memory::format_tag;
-    dims wd{M / group, C / group};
+    int64_t K = 1;
+    for (size_t d = 2; d < w.shape().size(); ++d) K *= w.dim(static_cast<int>(d));
+    const int64_t mg = M / group, cg = C / group;
+    dims wd{mg, cg}, ws{K, mg * K};
     for (size_t d = 2; d < w.shape().size(); ++d) wd.push_back(w.dim(static_cast<int>(d)));
-    tag wtag;
+    for (size_t d = 2, inner = K; d < w.shape().size(); ++d) ws.push_back(inner /= w.dim(static_cast<int>(d)));
     if (group > 1) {
       wd.insert(wd.begin(), group);
-      wtag = nsp == 1 ? tag::giow : nsp == 2 ? tag::giohw : tag::giodhw;
-    } else {
-      wtag = nsp == 1 ? tag::iow : nsp == 2 ? tag::iohw : tag::iodhw;
+      ws.insert(ws.begin(), cg * mg * K);
     }
-    p->user_wmd = dnnl::memory::desc(wd, dnnl::memory::data_type::f32, wtag);
+    p->user_wmd = dnnl::memory::desc(wd, dnnl::memory::data_type::f32, ws);
     p->x_md = plain_f32_desc(xs);
     p->y_md = plain_f32_desc(p->y_shape);
     if (has_bias) p->bias_md = plain_f32_desc({M});

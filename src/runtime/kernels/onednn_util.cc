@@ -51,6 +51,10 @@ void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::me
   cpu_stream().wait();
 }
 
+Tensor byte_buffer(const dnnl::memory::desc& md) {
+  return uninit_tensor(DType::UInt8, {static_cast<int64_t>(md.get_size())});
+}
+
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
   if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
   const size_t rounded = (bytes + 63) / 64 * 64;

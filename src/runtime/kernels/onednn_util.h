@@ -25,6 +25,9 @@ dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t);
 // A tensor with uninitialised, 64-byte aligned storage of `bytes` (default: its logical size).
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes = 0);
 
+// Uninitialised bytes for a oneDNN memory of descriptor `md` (temporaries of a reorder).
+Tensor byte_buffer(const dnnl::memory::desc& md);
+
 // Copies `from` (described by from_md) into `to` (to_md), converting the layout.
 void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md, void* to);
 

@@ -44,7 +44,8 @@ class OnednnPool : public FastKernel {
     Plan& p = *planned;
     Tensor y = uninit_tensor(DType::Float32, p.y_shape, p.y_md.get_size());
     // Pooling keeps the source's layout: a plain input pools plainly, then y is reordered if needed.
-    void* dst = p.dst_md == p.y_md ? y.raw() : p.dst_tmp.raw();
+    Tensor dst_tmp = p.dst_md == p.y_md ? Tensor() : byte_buffer(p.dst_md);
+    void* dst = dst_tmp.defined() ? dst_tmp.raw() : y.raw();
     p.prim.execute(cpu_stream(), {{DNNL_ARG_SRC, view_memory(p.x_md, x)},
                                   {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)}});
     cpu_stream().wait();
@@ -58,7 +59,6 @@ class OnednnPool : public FastKernel {
     Shape x_shape, y_shape;
     dnnl::pooling_v2_forward prim;
     dnnl::memory::desc x_md, y_md, dst_md;
-    Tensor dst_tmp;
   };
 
   Plan& plan_for(const Shape& xs) {
@@ -105,7 +105,6 @@ class OnednnPool : public FastKernel {
     dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, p->x_md, p->dst_md, strides, kernel,
                                         dilation, pad_l, pad_r);
     p->prim = dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, cpu_engine()));
-    if (p->dst_md != p->y_md) p->dst_tmp = uninit_tensor(DType::UInt8, {static_cast<int64_t>(p->dst_md.get_size())});
     return p;
   }
 

@@ -3,23 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "core/graph_reads.h"
 #include "ops/infer_graph.h"
 
 namespace ms {
 namespace {
-
-// Names read by a subgraph (and its nested subgraphs) from enclosing scopes, approximated as
-// every name it reads: names it defines itself are not in the outer lifetime table anyway.
-void collect_reads(const Graph& g, std::set<std::string>& out) {
-  for (const auto& n : g.nodes) {
-    for (const auto& i : n.inputs) out.insert(i);
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) collect_reads(*a.g, out);
-      for (const auto& sg : a.graphs) collect_reads(*sg, out);
-    }
-  }
-  for (const auto& o : g.outputs) out.insert(o.name);
-}
 
 size_t align_up(size_t v, size_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
@@ -51,12 +39,7 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
   for (int s = 0; s < end; ++s) {
     const Node& n = g.nodes[s];
     for (const auto& i : n.inputs) read(i, s);
-    std::set<std::string> sub;
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) collect_reads(*a.g, sub);
-      for (const auto& sg : a.graphs) collect_reads(*sg, sub);
-    }
-    for (const auto& i : sub) read(i, s);
+    for (const auto& i : subgraph_reads(n)) read(i, s);
   }
   for (const auto& o : g.outputs) read(o.name, end);
 
