@@ -1,7 +1,6 @@
 // Micro-benchmarks of the fast kernels, each as a one-node model run through a Session on one
 // thread (so the figures include the executor's per-node cost, as real runs do), at tile-edge
-// sizes next to aligned ones. `--reference` style comparisons: the *_reference variants run the
-// same node on the reference kernels where that finishes in reasonable time.
+// sizes next to aligned ones. Compute-bound kernels report GFLOP/s (per CPU second).
 #include <benchmark/benchmark.h>
 
 #include <random>

@@ -103,6 +103,9 @@ class LabelScorer {
   explicit LabelScorer(const std::vector<int64_t>& labels) : labels_(labels) {}
 
   void add(const Tensor& model_out, const Tensor& ref_out) {
+    if (model_out.numel() != ref_out.numel())
+      fail("--labels: the model's class scores {} and the reference's {} differ in size", shape_str(model_out.shape()),
+           shape_str(ref_out.shape()));
     auto layout = *classification_layout(ref_out);
     auto mine = row_argmax(model_out, layout);
     auto theirs = row_argmax(ref_out, layout);

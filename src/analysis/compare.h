@@ -78,7 +78,6 @@ struct CompareResult {
   // "file: output" -> largest change over the samples, for outputs whose bits changed when the
   // intermediate tensors were exposed. The outputs compared above are the unmodified models'.
   std::map<std::string, double> marking_changes;
-  std::vector<std::string> notes;
   bool pass() const;
 };
 

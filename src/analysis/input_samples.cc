@@ -1,13 +1,8 @@
 #include "analysis/input_samples.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <limits>
-#include <random>
-#include <sstream>
 
 #include "formats/io/tensor_file.h"
 #include "runtime/session.h"
@@ -36,6 +31,10 @@ std::string InputSamples::label(size_t i) const {
   std::string s;
   for (const auto& c : columns_) s += (s.empty() ? "" : ", ") + c.label(c.count == 1 ? 0 : i);
   return s;
+}
+
+InputSamples::Column InputSamples::Column::single(Value v, const std::string& label) {
+  return {1, [v](size_t) { return v; }, [label](size_t) { return label; }};
 }
 
 std::vector<ValueInfo> required_inputs(const Graph& g) {
@@ -68,10 +67,6 @@ Tensor slice_sample(const Tensor& all, size_t i, const Shape& shape) {
   return t;
 }
 
-InputSamples::Column single(Value v, const std::string& label) {
-  return {1, [v](size_t) { return v; }, [label](size_t) { return label; }};
-}
-
 InputSamples::Column indexed(size_t n, const std::string& path, std::function<Value(size_t)> get) {
   return {n, std::move(get), [path](size_t i) { return fmt::format("{}[{}]", path, i); }};
 }
@@ -82,7 +77,7 @@ InputSamples::Column open_npy(const std::string& path, const ValueInfo& in) {
   if (type.kind == TypeInfo::Kind::Tensor && type.dtype != DType::Undefined && all.dtype() != type.dtype)
     fail("{}: input '{}' expects {} but the file holds {}", path, in.name, dtype_name(type.dtype),
          dtype_name(all.dtype()));
-  if (shape_fits(type, all.shape())) return single(Value(all), path);
+  if (shape_fits(type, all.shape())) return InputSamples::Column::single(Value(all), path);
   const Shape& s = all.shape();
   if (type.shape && s.size() == type.shape->size() + 1) {
     Shape one(s.begin() + 1, s.end());
@@ -111,7 +106,7 @@ InputSamples::Column open_bin(const std::string& path, const ValueInfo& in) {
     fail("{}: {} bytes is not a whole number of samples of input '{}' ({}, {} bytes each)", path, size, in.name,
          in.type.str(), sample_bytes);
   size_t n = size / sample_bytes;
-  if (n == 1) return single(Value(io::read_bin(path, in.type, in.name)), path);
+  if (n == 1) return InputSamples::Column::single(Value(io::read_bin(path, in.type, in.name)), path);
   TypeInfo all_type = TypeInfo::tensor(in.type.dtype, [&] {
     Shape s = shape;
     s.insert(s.begin(), static_cast<int64_t>(n));
@@ -137,7 +132,7 @@ InputSamples::Column open_file(const std::string& path, const ValueInfo& in) {
   if (!fs::exists(path, ec)) fail("{}: no such file (input data for '{}')", path, in.name);
   std::string ext = fs::path(path).extension().string();
   if (ext == ".npy") return open_npy(path, in);
-  if (ext == ".pb") return single(io::read_tensor_file(path, in.type, in.name), path);
+  if (ext == ".pb") return InputSamples::Column::single(io::read_tensor_file(path, in.type, in.name), path);
   return open_bin(path, in);
 }
 
@@ -169,102 +164,6 @@ InputSamples open_input_files(const Graph& g, const std::vector<std::string>& fi
   std::vector<InputSamples::Column> cols;
   for (size_t i = 0; i < files.size(); ++i) cols.push_back(checked(open_file(files[i], g.inputs[i]), g.inputs[i]));
   return InputSamples(std::move(cols));
-}
-
-namespace {
-
-template <class T>
-void fill_integers(Tensor& t, double lo, double hi, std::mt19937_64& rng) {
-  double min = static_cast<double>(std::numeric_limits<T>::lowest());
-  double max = static_cast<double>(std::numeric_limits<T>::max());
-  auto a = static_cast<int64_t>(std::clamp(std::ceil(lo), min, max));
-  auto b = static_cast<int64_t>(std::clamp(std::floor(hi), min, max));
-  if (a > b) fail("--inputRange {},{} holds no {} value", lo, hi, dtype_name(t.dtype()));
-  std::uniform_int_distribution<int64_t> d(a, b);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = static_cast<T>(d(rng));
-}
-
-template <class T>
-void fill_floats(Tensor& t, double lo, double hi, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = T(static_cast<float>(d(rng)));
-}
-
-Tensor random_tensor(const ValueInfo& in, const RandomInputOptions& o, std::mt19937_64& rng) {
-  if (in.type.kind != TypeInfo::Kind::Tensor || !in.type.has_static_shape())
-    fail("input '{}' is {}: random data needs a static shape; give data with --inDataFile or fix the shape with "
-         "--inputShape",
-         in.name, in.type.str());
-  Tensor t(in.type.dtype, in.type.static_shape());
-  auto [flo, fhi] = o.range.value_or(std::pair{0.0, 1.0});
-  auto [ilo, ihi] = o.range.value_or(std::pair{0.0, 9.0});
-  switch (t.dtype()) {
-    case DType::Float32: fill_floats<float>(t, flo, fhi, rng); break;
-    case DType::Float64: {
-      std::uniform_real_distribution<double> d(flo, fhi);
-      for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = d(rng);
-      break;
-    }
-    case DType::Float16: fill_floats<float16_t>(t, flo, fhi, rng); break;
-    case DType::BFloat16: fill_floats<bfloat16_t>(t, flo, fhi, rng); break;
-    case DType::Int8: fill_integers<int8_t>(t, ilo, ihi, rng); break;
-    case DType::UInt8: fill_integers<uint8_t>(t, ilo, ihi, rng); break;
-    case DType::Int16: fill_integers<int16_t>(t, ilo, ihi, rng); break;
-    case DType::UInt16: fill_integers<uint16_t>(t, ilo, ihi, rng); break;
-    case DType::Int32: fill_integers<int32_t>(t, ilo, ihi, rng); break;
-    case DType::UInt32: fill_integers<uint32_t>(t, ilo, ihi, rng); break;
-    case DType::Int64: fill_integers<int64_t>(t, ilo, ihi, rng); break;
-    case DType::UInt64: fill_integers<uint64_t>(t, ilo, ihi, rng); break;
-    case DType::Bool: {
-      std::bernoulli_distribution d(0.5);
-      for (int64_t i = 0; i < t.numel(); ++i) t.data<bool>()[i] = d(rng);
-      break;
-    }
-    default: fail("input '{}' of {} cannot be filled with random data; give it with --inDataFile", in.name, dtype_name(t.dtype()));
-  }
-  return t;
-}
-
-}  // namespace
-
-InputSamples random_inputs(const std::vector<ValueInfo>& inputs, const RandomInputOptions& opts) {
-  if (opts.range && !(opts.range->first < opts.range->second))
-    fail("--inputRange {},{}: the low end must be below the high end", opts.range->first, opts.range->second);
-  std::mt19937_64 rng(opts.seed);
-  std::vector<InputSamples::Column> cols;
-  for (const auto& in : inputs)
-    cols.push_back(single(Value(random_tensor(in, opts, rng)), fmt::format("random '{}' (seed {})", in.name, opts.seed)));
-  return InputSamples(std::move(cols));
-}
-
-std::vector<int64_t> read_labels(const std::string& path) {
-  std::vector<int64_t> labels;
-  if (fs::path(path).extension() == ".npy") {
-    Tensor t = io::read_npy(path);
-    if (!dtype_is_integer(t.dtype())) fail("{}: labels must be integers, the file holds {}", path, dtype_name(t.dtype()));
-    return t.to_int64_vector();
-  }
-  std::ifstream f(path);
-  if (!f) fail("{}: cannot open the labels file", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string text = ss.str();
-  std::replace(text.begin(), text.end(), ',', ' ');
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) {
-    size_t used = 0;
-    int64_t v = 0;
-    try {
-      v = std::stoll(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != word.size()) fail("{}: '{}' is not an integer class label", path, word);
-    labels.push_back(v);
-  }
-  if (labels.empty()) fail("{}: no labels in the file", path);
-  return labels;
 }
 
 }  // namespace ms::analysis

@@ -25,6 +25,7 @@ class InputSamples {
     size_t count = 1;
     std::function<Value(size_t)> get;
     std::function<std::string(size_t)> label;  // file (and index) the sample comes from
+    static Column single(Value v, const std::string& label);
   };
   explicit InputSamples(std::vector<Column> columns);
 
@@ -51,9 +52,5 @@ struct RandomInputOptions {
   std::optional<std::pair<double, double>> range;
 };
 InputSamples random_inputs(const std::vector<ValueInfo>& inputs, const RandomInputOptions& opts);
-
-// Class labels for --labels: a .npy of integers, or text with integers separated by white space
-// or commas.
-std::vector<int64_t> read_labels(const std::string& path);
 
 }  // namespace ms::analysis

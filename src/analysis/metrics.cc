@@ -16,13 +16,15 @@ std::vector<double> values_of(const Tensor& t) {
   return t.to_double_vector();
 }
 
-// Indices of the k largest values of one row, largest first (lower index first among ties).
+// Indices of the k largest values of one row, largest first (lower index first among ties; NaN
+// ranks below everything, which also keeps the ordering strict).
 std::vector<int64_t> top_k(const double* row, int64_t n, int64_t k) {
   std::vector<int64_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
   k = std::min(k, n);
+  auto key = [&](int64_t i) { return std::isnan(row[i]) ? -kInf : row[i]; };
   std::partial_sort(idx.begin(), idx.begin() + k, idx.end(),
-                    [&](int64_t a, int64_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+                    [&](int64_t a, int64_t b) { return key(a) > key(b) || (key(a) == key(b) && a < b); });
   idx.resize(k);
   return idx;
 }

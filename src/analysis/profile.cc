@@ -10,7 +10,7 @@
 namespace ms {
 namespace {
 
-double shape_bytes(const Graph& g, const Node& n, const std::vector<Shape>& shapes, const std::vector<std::string>& names) {
+double shape_bytes(const Graph& g, const std::vector<Shape>& shapes, const std::vector<std::string>& names) {
   double b = 0;
   for (size_t i = 0; i < shapes.size() && i < names.size(); ++i) {
     if (names[i].empty()) continue;
@@ -56,7 +56,7 @@ ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfil
       if (&run == &runs.front()) {
         const OpDef* def = reg.find(node.domain, node.op_type);
         np.flops = def ? op_flops(node, *def, r.input_shapes, r.output_shapes) : 0;
-        np.bytes = shape_bytes(g, node, r.input_shapes, node.inputs) + shape_bytes(g, node, r.output_shapes, node.outputs);
+        np.bytes = shape_bytes(g, r.input_shapes, node.inputs) + shape_bytes(g, r.output_shapes, node.outputs);
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "analysis/compare.h"
+#include "analysis/labels.h"
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "formats/io/tensor_file.h"

@@ -121,7 +121,13 @@ int cmd_optimize(const Args& args) {
         so.reference_kernels = true;
         feeds = read_feeds(Session(std::make_shared<const Model>(original), so), in_data);
       }
-      reference = passes::run_reference(original, feeds);
+      try {
+        reference = passes::run_reference(original, feeds);
+      } catch (const Error& e) {
+        throw Error(e.code(), fmt::format("the original model does not run on {} ({}); give inputs with --inDataFile, fix "
+                                          "dynamic dims with --inputShape, or skip the check with --skipVerify",
+                                          in_data.empty() ? "seeded random inputs (dynamic dims set to 1)" : in_data, e.what()));
+      }
     }
     auto check_model = [&](const Model& cur) {
       return passes::describe_differences(passes::compare_outputs(reference, cur, feeds, original.graph.outputs), kTolerance);

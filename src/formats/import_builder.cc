@@ -226,6 +226,19 @@ struct Uses {
   }
 };
 
+// Node k now writes a fresh value; a Transpose by `perm` after it restores its output's name.
+void insert_transpose_after(Graph& g, GraphBuilder& b, size_t k, const std::vector<int64_t>& perm) {
+  std::string out = g.nodes[k].outputs[0];
+  g.nodes[k].outputs[0] = b.unique_name(out + "/pre_transpose");
+  Node after;
+  after.op_type = "Transpose";
+  after.name = out + "/transpose";
+  after.inputs = {g.nodes[k].outputs[0]};
+  after.outputs = {out};
+  after.attrs["perm"] = Attribute::of_ints(perm);
+  g.nodes.insert(g.nodes.begin() + k + 1, std::move(after));
+}
+
 // E(Transpose(x, p), Transpose(y, p), consts) becomes Transpose(E(x, y, consts'), p), where
 // consts' are the constants permuted back. Only for elementwise ops; every operand must be a
 // single-use Transpose with the same permutation or a constant of no higher rank.
@@ -283,16 +296,7 @@ bool sink_one(Graph& g, GraphBuilder& b) {
       full.insert(full.end(), c.shape().begin(), c.shape().end());
       in = b.constant(transpose_tensor(c.reshaped(full), inverse(p)), in + "/permuted");
     }
-    std::string out = el.outputs[0];
-    std::string moved = b.unique_name(out + "/pre_transpose");
-    el.outputs[0] = moved;
-    Node after;
-    after.op_type = "Transpose";
-    after.name = out + "/transpose";
-    after.inputs = {moved};
-    after.outputs = {out};
-    after.attrs["perm"] = Attribute::of_ints(p);
-    g.nodes.insert(g.nodes.begin() + e + 1, std::move(after));
+    insert_transpose_after(g, b, e, p);
     std::sort(transposes.begin(), transposes.end());
     for (size_t k = transposes.size(); k-- > 0;) g.nodes.erase(g.nodes.begin() + transposes[k]);
     return true;
@@ -300,22 +304,11 @@ bool sink_one(Graph& g, GraphBuilder& b) {
   return false;
 }
 
-// Moves the Transpose feeding node `k` (input 0) to after it: the node reads x, writes a fresh
-// value, and a Transpose with the same permutation restores its output name.
-// The source Transpose is removed unless something else reads it.
+// Moves the Transpose feeding node `k` (input 0, produced by node t) to after it. The source
+// Transpose is removed unless something else reads it.
 void move_transpose_after(Graph& g, GraphBuilder& b, size_t k, size_t t, bool keep_source) {
-  std::vector<int64_t> p = perm_of(g.nodes[t]);
-  Node& n = g.nodes[k];
-  n.inputs[0] = g.nodes[t].inputs[0];
-  std::string out = n.outputs[0];
-  n.outputs[0] = b.unique_name(out + "/pre_transpose");
-  Node after;
-  after.op_type = "Transpose";
-  after.name = out + "/transpose";
-  after.inputs = {n.outputs[0]};
-  after.outputs = {out};
-  after.attrs["perm"] = Attribute::of_ints(p);
-  g.nodes.insert(g.nodes.begin() + k + 1, std::move(after));
+  g.nodes[k].inputs[0] = g.nodes[t].inputs[0];
+  insert_transpose_after(g, b, k, perm_of(g.nodes[t]));
   if (!keep_source) g.nodes.erase(g.nodes.begin() + t);
 }
 

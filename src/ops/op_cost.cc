@@ -61,6 +61,11 @@ double op_flops(const Node& node, const OpDef& def, const std::vector<Shape>& in
   if (op == "ConvTranspose") return conv_transpose_flops(in, int_attr(node, "group", 1));
   if (op == "MatMul" || op == "FusedMatMul") return matmul_flops(in, out, false);
   if (op == "Gemm" || op == "FusedGemm") return matmul_flops(in, out, int_attr(node, "transA", 0) != 0);
+  if (op == "MultiHeadAttention" && in.size() >= 3 && in[0].size() == 3 && in[1].size() == 3 && in[2].size() == 3) {
+    // Q*K^T over every head, then the probabilities times V: 2*B*Sq*Sk*(H*D + H*Dv).
+    const double b = static_cast<double>(in[0][0]), sq = static_cast<double>(in[0][1]), sk = static_cast<double>(in[1][1]);
+    return 2.0 * b * sq * sk * static_cast<double>(in[0][2] + in[2][2]);
+  }
   if (op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool")
     return pool_flops(node, in, out);
   // Normalizations: mean, variance, scale and shift per element.

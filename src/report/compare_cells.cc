@@ -31,7 +31,7 @@ std::string tolerance_text(const analysis::Tolerance& t) {
 std::string verdict_text(const analysis::MetricSummary& m) {
   const auto& w = m.worst;
   if (!w.comparable)
-    return fmt::format("FAIL: {} elements vs {}", shape_str(w.shape), shape_str(w.ref_shape));
+    return fmt::format("FAIL: shape {} vs {} (element counts differ)", shape_str(w.shape), shape_str(w.ref_shape));
   std::string v = m.pass() ? "ok" : "FAIL";
   if (m.samples > 1 && !m.pass()) v += fmt::format(" ({} of {} samples)", m.failing_samples, m.samples);
   if (w.nonfinite_mismatches) v += fmt::format(" ({} NaN/inf mismatches)", w.nonfinite_mismatches);
@@ -64,6 +64,20 @@ std::vector<std::string> metric_cells(const analysis::MetricSummary& m, size_t s
   if (samples > 1) c.push_back(format_cosine(m.worst.cosine));
   c.push_back(verdict_text(m));
   return c;
+}
+
+std::vector<std::string> divergence_spans(const analysis::Divergence& d) {
+  std::vector<std::string> lines;
+  for (const auto& [who, region, named] : {std::tuple{"model", &d.region, &d.nodes}, {"reference", &d.ref_region, &d.ref_nodes}})
+    if (region->size() > named->size())
+      lines.push_back(fmt::format("between them the {} computes: {}", who, fmt::join(*region, ", ")));
+  return lines;
+}
+
+std::vector<size_t> all_layers(const analysis::CompareResult& r) {
+  std::vector<size_t> all(r.layers.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
 }
 
 std::string divergence_nodes(const analysis::Divergence& d) {

@@ -23,5 +23,11 @@ std::vector<std::string> metric_cells(const analysis::MetricSummary& m, size_t s
 // "conv2 (Conv)", or "conv2 (Conv) [reference: Conv2D/Conv (Conv)]" when the names differ; several
 // nodes when the divergence lies in a region of unpaired tensors.
 std::string divergence_nodes(const analysis::Divergence& d);
+// "between them the reference computes: a (Op), b (Op)" for each model whose region holds more
+// nodes than the one named.
+std::vector<std::string> divergence_spans(const analysis::Divergence& d);
+
+// 0, 1, ..., layers - 1.
+std::vector<size_t> all_layers(const analysis::CompareResult& r);
 
 }  // namespace ms::report

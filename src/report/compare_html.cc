@@ -89,10 +89,7 @@ std::string compare_html(const analysis::CompareResult& r) {
     b += fmt::format("<h2>First divergent node: {}</h2>\n<p>Its output <code>{}</code> diverges while the tensors it "
                      "is computed from agree.</p>\n",
                      html_escape(divergence_nodes(d)), html_escape(r.layers[d.layer].pair.name));
-    for (const auto& [who, region, named] : {std::tuple{"model", &d.region, &d.nodes}, {"reference", &d.ref_region, &d.ref_nodes}})
-      if (region->size() > named->size())
-        b += fmt::format("<p>Between them the {} computes: {}</p>\n", who,
-                         html_escape(fmt::format("{}", fmt::join(*region, ", "))));
+    for (const auto& line : divergence_spans(d)) b += "<p>" + html_escape(line) + "</p>\n";
     std::vector<size_t> which = d.input_layers;
     which.push_back(d.layer);
     b += layer_rows(r, which);
@@ -103,16 +100,13 @@ std::string compare_html(const analysis::CompareResult& r) {
       b += "<p>No intermediate tensors pair between the two models.</p>\n";
     } else {
       b += chart(r);
-      std::vector<size_t> all(r.layers.size());
-      for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-      b += layer_rows(r, all);
+      b += layer_rows(r, all_layers(r));
     }
   }
   for (const auto& [output, change] : r.marking_changes)
     b += "<p>Note: with the intermediate tensors exposed, " + html_escape(output) + " changes by up to " +
          format_metric(change) + " (the runtime computes differently when it must keep them); the output table is "
          "from the unmodified model.</p>\n";
-  for (const auto& n : r.notes) b += "<p>Note: " + html_escape(n) + "</p>\n";
   return html_page("ms compare: " + r.model_file + " vs " + r.ref_file, b);
 }
 

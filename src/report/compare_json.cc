@@ -98,8 +98,9 @@ json compare_json(const analysis::CompareResult& r) {
       const auto& d = *r.divergence;
       json e;
       e["layer"] = d.layer;
-      e["node"] = r.layers[d.layer].node;
-      e["ref_node"] = r.layers[d.layer].ref_node;
+      // The one node to look at in each model; "nodes"/"ref_nodes" hold several when it is ambiguous.
+      e["node"] = d.nodes.size() == 1 ? d.nodes[0] : r.layers[d.layer].node;
+      e["ref_node"] = d.ref_nodes.size() == 1 ? d.ref_nodes[0] : r.layers[d.layer].ref_node;
       e["nodes"] = d.nodes;
       e["ref_nodes"] = d.ref_nodes;
       e["region"] = d.region;
@@ -114,7 +115,6 @@ json compare_json(const analysis::CompareResult& r) {
   }
   j["marking_changes"] = json::object();
   for (const auto& [output, change] : r.marking_changes) j["marking_changes"][output] = number(change);
-  j["notes"] = r.notes;
   return j;
 }
 

@@ -48,10 +48,8 @@ std::string compare_text(const analysis::CompareResult& r) {
     s += fmt::format("\ntop-1 accuracy on {} labelled rows of '{}':\n    model      {:.2f}%\n    reference  {:.2f}%\n",
                      r.accuracy->rows, r.accuracy->output, 100 * r.accuracy->model_top1, 100 * r.accuracy->ref_top1);
   if (r.layerwise) {
-    std::vector<size_t> all(r.layers.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     s += fmt::format("\nlayerwise: {} paired tensors in topological order\n", r.layers.size());
-    if (!r.layers.empty()) s += layer_table(r, all);
+    if (!r.layers.empty()) s += layer_table(r, all_layers(r));
   }
   if (r.bisect) {
     if (r.divergence) {
@@ -59,9 +57,7 @@ std::string compare_text(const analysis::CompareResult& r) {
       const auto& l = r.layers[d.layer];
       s += fmt::format("\nfirst divergent node: {}\n  output tensor '{}' diverges while its inputs agree\n",
                        divergence_nodes(d), l.pair.name);
-      for (const auto& [who, region, named] : {std::tuple{"model", &d.region, &d.nodes}, {"reference", &d.ref_region, &d.ref_nodes}})
-        if (region->size() > named->size())
-          s += fmt::format("  between them the {} computes: {}\n", who, fmt::join(*region, ", "));
+      for (const auto& line : divergence_spans(d)) s += "  " + line + "\n";
       if (!d.input_layers.empty()) {
         s += "  inputs:\n" + layer_table(r, d.input_layers);
       } else {
@@ -76,7 +72,6 @@ std::string compare_text(const analysis::CompareResult& r) {
     s += fmt::format("\nnote: with the intermediate tensors exposed, {} changes by up to {} (the runtime computes "
                      "differently when it must keep them); the output rows above are from the unmodified model\n",
                      output, format_metric(change));
-  for (const auto& n : r.notes) s += "note: " + n + "\n";
   s += fmt::format("\nresult: {}\n", r.pass() ? "PASS (every output within tolerance)" : "FAIL (an output is beyond tolerance)");
   return s;
 }

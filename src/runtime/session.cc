@@ -340,12 +340,6 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
   if (!opts_.reference_kernels) select_fast_kernels(*model_, plans_);
 }
 
-size_t Session::fast_node_count() const {
-  const GraphPlan& p = *plans_.at(&model_->graph);
-  size_t n = 0;
-  for (const auto& f : p.fast) n += f != nullptr;
-  return n;
-}
 
 Session::~Session() = default;
 

@@ -49,8 +49,6 @@ class Session {
   bool input_has_default(size_t i) const;
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return opts_; }
-  // Main-graph nodes for which a fast kernel was selected.
-  size_t fast_node_count() const;
 
   // `feeds` bind to graph inputs in order; fewer feeds than inputs is allowed only when the rest
   // have initializers. Returns the graph outputs in order.

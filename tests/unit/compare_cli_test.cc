@@ -86,6 +86,7 @@ TEST_F(CompareCli, BisectThroughOptimizeGeneralFusions) {
   ASSERT_EQ(r.code, 1) << r.output;
   auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["first_divergence"]["ref_nodes"], nlohmann::json::array({"conv_a (Conv)"})) << j["first_divergence"].dump(1);
+  EXPECT_EQ(j["first_divergence"]["ref_node"], "conv_a (Conv)");
   ASSERT_EQ(j["first_divergence"]["nodes"].size(), 1u);
   EXPECT_EQ(j["first_divergence"]["nodes"][0].get<std::string>().rfind("conv_a (", 0), 0u) << j["first_divergence"].dump(1);
   auto text = run_ms("compare --modelFile " + path("bias_opt.onnx") + " --refModel " + path("original.onnx") + " --bisect");

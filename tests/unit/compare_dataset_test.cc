@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "analysis/compare.h"
+#include "analysis/labels.h"
 #include "formats/io/tensor_file.h"
 #include "test_util.h"
 

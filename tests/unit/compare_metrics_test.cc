@@ -107,6 +107,16 @@ TEST(CompareMetrics, TopKAgreementPerRow) {
   EXPECT_DOUBLE_EQ(*w.top5, 0.5);
 }
 
+TEST(CompareMetrics, TopKWithNaNScoresRanksThemLast) {
+  float nan = std::nanf("");
+  Tensor ref = Tensor::from_vector<float>({0, 1, 2, 3, 4, 5, 6}, {1, 7});
+  Tensor mine = Tensor::from_vector<float>({nan, 1, 2, 3, nan, 5, 6}, {1, 7});
+  TensorMetrics m = compare_tensors(mine, ref, {});
+  add_top_k_agreement(mine, ref, m);
+  EXPECT_DOUBLE_EQ(*m.top1, 1.0);
+  EXPECT_EQ(m.nonfinite_mismatches, 2);
+}
+
 TEST(CompareMetrics, ClassificationLayout) {
   EXPECT_TRUE(classification_layout(Tensor(DType::Float32, {1, 1000})));
   EXPECT_EQ(classification_layout(Tensor(DType::Float32, {4, 1, 10}))->rows, 4);

@@ -76,7 +76,9 @@ inline void check_against_reference(const ModelSpec& s, const std::set<std::stri
   const auto got = fast.run(feeds, &prof);
   for (const auto& r : prof.nodes) {
     const Node& n = model->graph.nodes[r.node_index];
-    if (must_be_fast.count(n.op_type)) EXPECT_NE(r.kernel, "reference") << n.label() << " did not run a fast kernel";
+    if (must_be_fast.count(n.op_type)) {
+      EXPECT_NE(r.kernel, "reference") << n.label() << " did not run a fast kernel";
+    }
   }
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) expect_close(got[i].tensor, want[i].tensor, rtol, atol, s.outputs[i]);

@@ -163,5 +163,42 @@ TEST(MindirNativeForms, TopKSmallestOnAnotherAxis) {
   }
 }
 
+// A forward LSTM with constant weights becomes MindSpore's LSTM with its flat weight (gates i, f,
+// g, o); the file runs to what the ONNX LSTM computes.
+TEST(MindirNativeForms, LstmWithConstantWeightsUsesTheMindSporePrimitive) {
+  const int64_t T = 4, B = 2, I = 3, H = 5;
+  auto fill = [](Shape s, float scale, int seed) {
+    Tensor t(DType::Float32, s);
+    for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = scale * std::sin(0.7f * static_cast<float>(k + seed));
+    return t;
+  };
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "lstm";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {T, B, I})};
+  m.graph.initializers["W"] = fill({1, 4 * H, I}, 0.4f, 1);
+  m.graph.initializers["R"] = fill({1, 4 * H, H}, 0.3f, 2);
+  m.graph.initializers["B"] = fill({1, 8 * H}, 0.2f, 3);
+  Node n = test::make_node("LSTM", {"x", "W", "R", "B"}, {"y", "y_h", "y_c"});
+  n.attrs["hidden_size"] = Attribute::of_int(H);
+  m.graph.nodes.push_back(n);
+  m.graph.outputs = {{"y", {}}, {"y_h", {}}, {"y_c", {}}};
+
+  std::string bytes = mindir::export_mindir_bytes(m);
+  std::map<std::string, std::set<std::string>> attrs;
+  ASSERT_TRUE(primitive_types(bytes, &attrs).count("LSTM"));
+  EXPECT_EQ(attrs["LSTM"], (std::set<std::string>{"input_size", "hidden_size", "num_layers", "has_bias", "bidirectional", "dropout"}));
+
+  Tensor x = fill({T, B, I}, 1.f, 4);
+  auto want = run_reference(m, {Value(x)});
+  auto got = run_reference(mindir::import_mindir_bytes(bytes, "lstm.mindir"), {Value(x)});
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t o = 0; o < 3; ++o) {
+    ASSERT_EQ(got[o].tensor.shape(), want[o].tensor.shape()) << o;
+    for (int64_t k = 0; k < want[o].tensor.numel(); ++k)
+      EXPECT_NEAR(got[o].tensor.as_double(k), want[o].tensor.as_double(k), 1e-6) << "output " << o << " element " << k;
+  }
+}
+
 }  // namespace
 }  // namespace ms

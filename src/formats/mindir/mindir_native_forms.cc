@@ -1,5 +1,6 @@
 #include "formats/mindir/mindir_native_forms.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -12,22 +13,17 @@ namespace {
 using namespace wu;
 using Attrs = std::map<std::string, MsValue>;
 
-std::string prim(WriteCtx& c, const std::string& p, std::vector<std::string> ins, Attrs a = {}, Abstract out = {}) {
-  return c.call(p, a, ins, out);
-}
-std::string cast(WriteCtx& c, const std::string& v, DType to, Abstract out = {}) {
-  return prim(c, "Cast", {v, c.constant_node(MsValue::of_dtype(to))}, {}, std::move(out));
-}
 DType dtype_in(WriteCtx& c, size_t i) {
   if (const Tensor* t = c.constant(c.node().inputs[i])) return t->dtype();
   return c.abstract(c.node().inputs[i]).dtype;
 }
 // A scalar integer operand: a Constant when the input is an initializer, else the tensor as int64 0-d.
 std::string int_scalar(WriteCtx& c, size_t i) {
+  Emit e{c};
   if (const Tensor* t = c.constant(c.node().inputs[i]); t && t->numel() == 1)
     return c.constant_node(MsValue::of_int(static_cast<int64_t>(t->as_double(0))));
-  std::string v = prim(c, "Reshape", {c.in(i), c.constant_node(MsValue::of_ints({}))});
-  return dtype_in(c, i) == DType::Int64 ? v : cast(c, v, DType::Int64);
+  std::string v = e.op("Reshape", {c.in(i), c.constant_node(MsValue::of_ints({}))});
+  return dtype_in(c, i) == DType::Int64 ? v : e.cast(v, DType::Int64);
 }
 Tensor i64(const std::vector<int64_t>& v) { return Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())}); }
 bool flag(ReadCtx& c, size_t input, const char* name) { return c.has_const_arg(input, name) && c.const_arg(input, name).as_int() != 0; }
@@ -37,6 +33,7 @@ bool flag(ReadCtx& c, size_t input, const char* name) { return c.has_const_arg(i
 // topk(x, k, axis, largest) = transpose(topk_last(transpose(x, axis<->last)), axis<->last) and
 // smallest(x) = -largest(-x) (exact for floats and signed integers away from their minimum).
 void export_top_k(WriteCtx& c) {
+  Emit e{c};
   int r = rank_of(c, 0);
   int64_t axis = int_attr(c, "axis", -1);
   bool largest = int_attr(c, "largest", 1) != 0;
@@ -51,19 +48,19 @@ void export_top_k(WriteCtx& c) {
     std::swap(perm[axis], perm[r - 1]);
   }
   std::string x = c.in(0);
-  if (!largest) x = prim(c, "Neg", {x});
-  if (!perm.empty()) x = prim(c, "Transpose", {x, c.constant_node(MsValue::of_ints(perm))});
+  if (!largest) x = e.op("Neg", {x});
+  if (!perm.empty()) x = e.op("Transpose", {x, c.constant_node(MsValue::of_ints(perm))});
   std::string t = c.call("TopK", {{"sorted", MsValue::of_bool(int_attr(c, "sorted", 1) != 0)}}, {x, int_scalar(c, 1)},
                          tuple_abs({Abstract{}, Abstract{}}));
   std::string v = c.get_item(t, 0, Abstract{}), i = c.get_item(t, 1, Abstract{});
   if (!perm.empty()) {
-    v = prim(c, "Transpose", {v, c.constant_node(MsValue::of_ints(perm))});
-    i = prim(c, "Transpose", {i, c.constant_node(MsValue::of_ints(perm))});
+    v = e.op("Transpose", {v, c.constant_node(MsValue::of_ints(perm))});
+    i = e.op("Transpose", {i, c.constant_node(MsValue::of_ints(perm))});
   }
-  if (!largest) v = prim(c, "Neg", {v});
+  if (!largest) v = e.op("Neg", {v});
   const Node& n = c.node();
   if (has_out(c, 0)) c.bind(n.outputs[0], v);
-  if (has_out(c, 1)) c.bind(n.outputs[1], cast(c, i, DType::Int64, out_abs(c, 1)));
+  if (has_out(c, 1)) c.bind(n.outputs[1], c.call("Cast", {}, {i, c.constant_node(MsValue::of_dtype(DType::Int64))}, out_abs(c, 1)));
 }
 
 RVal import_top_k(ReadCtx& c) {
@@ -82,12 +79,13 @@ RVal import_top_k(ReadCtx& c) {
 // ONNX indices may be negative (counted from depth) and of any numeric type; MindSpore's OneHot
 // takes int32/int64 indices in [0, depth): idx = i < 0 ? i + depth : i, as int64.
 void export_one_hot(WriteCtx& c) {
+  Emit e{c};
   std::string idx = c.in(0);
   DType it = dtype_in(c, 0);
-  if (it != DType::Int64) idx = cast(c, idx, DType::Int64);
+  if (it != DType::Int64) idx = e.cast(idx, DType::Int64);
   std::string depth = int_scalar(c, 1);
   std::string zero = c.constant_node(MsValue::of_tensor(Tensor::scalar<int64_t>(0)));
-  idx = prim(c, "Select", {prim(c, "Less", {idx, zero}), prim(c, "Add", {idx, depth}), idx});
+  idx = e.op("Select", {e.op("Less", {idx, zero}), e.op("Add", {idx, depth}), idx});
   std::string on, off;
   if (const Tensor* v = c.constant(c.node().inputs.at(2)); v && v->numel() == 2) {
     Tensor o(v->dtype(), {}), f(v->dtype(), {});
@@ -97,8 +95,8 @@ void export_one_hot(WriteCtx& c) {
     off = c.constant_node(MsValue::of_tensor(f));
   } else {
     std::string axis0 = c.constant_node(MsValue::of_int(0));
-    on = prim(c, "Gather", {c.in(2), c.constant_node(MsValue::of_tensor(Tensor::scalar<int64_t>(1))), axis0});
-    off = prim(c, "Gather", {c.in(2), zero, axis0});
+    on = e.op("Gather", {c.in(2), c.constant_node(MsValue::of_tensor(Tensor::scalar<int64_t>(1))), axis0});
+    off = e.op("Gather", {c.in(2), zero, axis0});
   }
   c.bind(out0(c), c.call("OneHot", {{"axis", MsValue::of_int(int_attr(c, "axis", -1))}}, {idx, depth, on, off}, out_abs(c)));
 }
@@ -238,6 +236,7 @@ std::optional<Tensor> flat_lstm_weight(const Tensor& W, const Tensor& R, const T
 }  // namespace
 
 void export_lstm(WriteCtx& c) {
+  Emit e{c};
   const Node& n = c.node();
   auto ctensor = [&](size_t i) { return has_in(c, i) ? c.constant(n.inputs[i]) : nullptr; };
   const Tensor *W = ctensor(1), *R = ctensor(2), *B = ctensor(3);
@@ -253,15 +252,10 @@ void export_lstm(WriteCtx& c) {
   // Missing initial states are zeros of [1, batch, H].
   auto state = [&](size_t i) {
     if (has_in(c, i)) return c.in(i);
-    std::string batch = prim(c, "Gather", {prim(c, "TensorShape", {c.in(0)}), c.constant_node(MsValue::of_tensor(Tensor::from_vector<int64_t>({1}, {1}))),
-                                           c.constant_node(MsValue::of_int(0))});
-    std::string t = c.call("MakeTuple", {}, {c.constant_node(MsValue::of_tensor(Tensor::from_vector<int64_t>({1}, {1}))), batch,
-                                             c.constant_node(MsValue::of_tensor(Tensor::from_vector<int64_t>({H}, {1})))},
-                           tuple_abs({Abstract{}, Abstract{}, Abstract{}}));
-    std::string shape = prim(c, "Concat", {t}, {{"axis", MsValue::of_int(0)}});
+    std::string batch = e.gather(e.op("TensorShape", {c.in(0)}), e.int_tensor({1}, {1}));
     Tensor zero(dt, {});
     std::memset(zero.raw(), 0, zero.nbytes());
-    return prim(c, "FillV2", {shape, c.constant_node(MsValue::of_tensor(zero))});
+    return e.op("FillV2", {e.concat({e.int_tensor({1}, {1}), batch, e.int_tensor({H}, {1})}), c.constant_node(MsValue::of_tensor(zero))});
   };
   Attrs a{{"input_size", MsValue::of_int(W->dim(2))}, {"hidden_size", MsValue::of_int(H)}, {"num_layers", MsValue::of_int(1)},
           {"has_bias", MsValue::of_bool(true)}, {"bidirectional", MsValue::of_bool(false)}, {"dropout", MsValue::of_float(0.0)}};
@@ -269,7 +263,7 @@ void export_lstm(WriteCtx& c) {
   std::string t = c.call("LSTM", a, {c.in(0), h0, c0, c.constant_node(MsValue::of_tensor(std::move(*w)))},
                          tuple_abs({Abstract{}, Abstract{}, Abstract{}, Abstract{}, Abstract{}}));
   if (has_out(c, 0))
-    c.bind(n.outputs[0], prim(c, "ExpandDims", {c.get_item(t, 0, Abstract{}), c.constant_node(MsValue::of_int(1))}, {}, out_abs(c, 0)));
+    c.bind(n.outputs[0], c.call("ExpandDims", {}, {c.get_item(t, 0, Abstract{}), c.constant_node(MsValue::of_int(1))}, out_abs(c, 0)));
   if (has_out(c, 1)) c.bind(n.outputs[1], c.get_item(t, 1, out_abs(c, 1)));
   if (has_out(c, 2)) c.bind(n.outputs[2], c.get_item(t, 2, out_abs(c, 2)));
 }

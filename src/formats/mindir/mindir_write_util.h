@@ -1,5 +1,6 @@
-// Small helpers shared by the export functions of the mapping table (mindir_op_table.cc) and the
-// exports written as compositions of several primitives (mindir_composed_export.cc).
+// Small helpers shared by the export functions of the mapping table (mindir_op_table.cc), the
+// exports in MindSpore's own forms (mindir_native_forms.cc) and those written as compositions of
+// several primitives (mindir_composed_export.cc).
 #pragma once
 #include <optional>
 #include <string>
@@ -62,5 +63,36 @@ inline Abstract tuple_abs(std::vector<Abstract> e) {
   a.elems = std::move(e);
   return a;
 }
+
+// Emits primitives whose output abstracts are left unknown: the intermediate values of a
+// composition. Constants become Constant nodes.
+struct Emit {
+  WriteCtx& c;
+  std::string op(const std::string& prim, std::vector<std::string> ins, std::map<std::string, MsValue> a = {}) {
+    return c.call(prim, a, ins, Abstract{});
+  }
+  std::string ints(const std::vector<int64_t>& v) { return c.constant_node(MsValue::of_ints(v)); }
+  std::string int_tensor(const std::vector<int64_t>& v, std::vector<int64_t> shape) {
+    return c.constant_node(MsValue::of_tensor(Tensor::from_vector<int64_t>(v, std::move(shape))));
+  }
+  std::string i64(int64_t v) { return c.constant_node(MsValue::of_tensor(Tensor::scalar<int64_t>(v))); }
+  std::string scalar(DType dt, double v) {
+    switch (dt) {
+      case DType::Float32: return c.constant_node(MsValue::of_tensor(Tensor::scalar<float>(static_cast<float>(v))));
+      case DType::Float64: return c.constant_node(MsValue::of_tensor(Tensor::scalar<double>(v)));
+      case DType::Float16: return c.constant_node(MsValue::of_tensor(Tensor::scalar<float16_t>(float16_t(static_cast<float>(v)))));
+      default: fail_unsupported("{}: this composition needs float16/32/64 values, got {}", label(c), dtype_name(dt));
+    }
+  }
+  std::string cast(const std::string& v, DType to) { return op("Cast", {v, c.constant_node(MsValue::of_dtype(to))}); }
+  std::string reduce(const std::string& prim, const std::string& v, const std::vector<int64_t>& axes, bool keep) {
+    return op(prim, {v, ints(axes)}, {{"keep_dims", MsValue::of_bool(keep)}});
+  }
+  std::string gather(const std::string& v, const std::string& idx) { return op("Gather", {v, idx, c.constant_node(MsValue::of_int(0))}); }
+  std::string concat(const std::vector<std::string>& parts) {
+    std::string t = c.call("MakeTuple", {}, parts, tuple_abs(std::vector<Abstract>(parts.size())));
+    return op("Concat", {t}, {{"axis", MsValue::of_int(0)}, {"inputNums", MsValue::of_int(static_cast<int64_t>(parts.size()))}});
+  }
+};
 
 }  // namespace ms::mindir::wu

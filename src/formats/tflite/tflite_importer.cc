@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "formats/tflite/tflite_context.h"
@@ -357,7 +358,10 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
       const Op& op = *sg.operators()->Get(k);
       std::string label = op_type_name(code_of(op));
       try {
-        if (op.outputs() && op.outputs()->size()) label = fmt::format("'{}' ({})", ctx.tensor(op.outputs()->Get(0)).name() ? ctx.tensor(op.outputs()->Get(0)).name()->str() : "", label);
+        if (op.outputs() && op.outputs()->size()) {
+          const auto* out_name = ctx.tensor(op.outputs()->Get(0)).name();
+          label = fmt::format("'{}' ({})", out_name ? out_name->str() : "", label);
+        }
         (*converter_of(code_of(op)))(ctx, op);
       } catch (const Error& e) {
         throw Error(e.code(), fmt::format("{}: operator #{} {}: {}", path, k, label, e.what()));

@@ -27,7 +27,6 @@ class OnednnConv : public FastKernel {
 
   const char* name() const override { return "onednn_conv"; }
   size_t scratch_bytes() const override { return last_ ? last_->scratch_bytes : 0; }
-  size_t packed_weight_bytes() const override { return last_ && weights_.defined() ? last_->wmd.get_size() : 0; }
   bool accepts_blocked(size_t input) const override { return rank4_ && (input == 0 || input == kZ); }
   bool emits_blocked() const override { return rank4_; }
   void use_layouts(const std::vector<bool>& in, bool out) override {

@@ -4,8 +4,8 @@ namespace ms::rt {
 
 bool KernelBuildInfo::maybe_f32(size_t i) const {
   const TypeInfo* t = type(i);
-  return !t || t->kind == TypeInfo::Kind::Unknown || (t->kind == TypeInfo::Kind::Tensor && t->dtype == DType::Float32) ||
-         (t->kind == TypeInfo::Kind::Tensor && t->dtype == DType::Undefined);
+  if (!t || t->kind == TypeInfo::Kind::Unknown) return true;
+  return t->kind == TypeInfo::Kind::Tensor && (t->dtype == DType::Float32 || t->dtype == DType::Undefined);
 }
 
 bool KernelBuildInfo::is_f32_rank(size_t i, size_t rank) const {

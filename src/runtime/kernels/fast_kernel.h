@@ -38,8 +38,6 @@ class FastKernel {
   virtual bool run(KernelContext& ctx) = 0;
   // Bytes of scratch memory the kernel holds besides its outputs (prepacked weights excluded).
   virtual size_t scratch_bytes() const { return 0; }
-  // Bytes of weights the kernel repacked into its own layout.
-  virtual size_t packed_weight_bytes() const { return 0; }
   virtual const char* name() const = 0;
 
   // Layout negotiation at session compile time. Kernels that can read input i, or write their

@@ -1,0 +1,93 @@
+// ms benchmark and ms profile through the CLI: the JSON keys outside scripts read, the accuracy
+// verdict (exit 1 above the threshold), bad input (exit 2), and a trace whose per-op times add up
+// to the measured wall time.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "fast_kernels_util.h"
+#include "formats/io/tensor_file.h"
+#include "formats/model_io.h"
+
+namespace ms::test {
+namespace {
+
+class BenchmarkCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_dir("bench_cli");
+    // Conv + Relu + GlobalAveragePool: fast kernels and a reference fallback-free path.
+    ModelSpec s;
+    Node c = make_node("Conv", {"x", "w", "b"}, {"t"});
+    c.attrs["pads"] = ints({1, 1, 1, 1});
+    s.nodes = {c, make_node("Relu", {"t"}, {"r"}), make_node("GlobalAveragePool", {"r"}, {"y"})};
+    s.weights = {{"w", random_tensor({8, 3, 3, 3}, 1)}, {"b", random_tensor({8}, 2)}};
+    s.inputs = {{"x", random_tensor({1, 3, 32, 32}, 3)}};
+    s.outputs = {"y"};
+    Model m = *build_model(s);
+    m.graph.outputs[0].type = TypeInfo::tensor(DType::Float32, Shape{1, 8, 1, 1});
+    save_model(m, (dir_ / "m.onnx").string(), ModelFormat::Onnx);
+    io::write_npy((dir_ / "x.npy").string(), s.inputs[0].second);
+    // The reference kernels' output is the accuracy reference; a perturbed copy must fail.
+    SessionOptions o;
+    o.reference_kernels = true;
+    Tensor y = Session(build_model(s), o).run({Value(s.inputs[0].second)})[0].tensor;
+    io::write_npy((dir_ / "ref.npy").string(), y);
+    Tensor bad = y.clone();
+    for (int64_t i = 0; i < bad.numel(); ++i) bad.data<float>()[i] *= 1.1f;
+    io::write_npy((dir_ / "bad.npy").string(), bad);
+  }
+  std::string path(const char* f) const { return (dir_ / f).string(); }
+  CmdResult ms(const std::string& args) { return run_command(std::string(MS_BINARY) + " " + args + " 2>&1"); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(BenchmarkCli, JsonKeysAndAccuracyVerdict) {
+  auto r = ms("benchmark --modelFile " + path("m.onnx") + " --inDataFile " + path("x.npy") +
+              " --loopCount 5 --warmUpLoopCount 1 --numThreads 1 --format json --benchmarkDataFile " + path("ref.npy"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  for (const char* k : {"min_ms", "median_ms", "mean_ms", "p99_ms", "peak_rss_mb", "threads", "loops"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["loops"], 5);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_LE(j["min_ms"].get<double>(), j["median_ms"].get<double>());
+  EXPECT_LE(j["median_ms"].get<double>(), j["p99_ms"].get<double>());
+  EXPECT_LT(j["mean_relative_error_pct"].get<double>(), 0.01);
+
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --inDataFile " + path("x.npy") +
+         " --loopCount 2 --benchmarkDataFile " + path("bad.npy") + " --accuracyThreshold 5");
+  EXPECT_EQ(r.code, 1) << r.output;  // 10 % off, threshold 5 %
+  EXPECT_NE(r.output.find("accuracy"), std::string::npos);
+}
+
+TEST_F(BenchmarkCli, BadInputIsExit2) {
+  EXPECT_EQ(ms("benchmark --modelFile " + path("missing.onnx")).code, 2);
+  EXPECT_EQ(ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 0").code, 2);
+  auto r = ms("benchmark --modelFile " + path("m.onnx") + " --benchmarkDataFile " + path("x.npy"));
+  EXPECT_EQ(r.code, 2) << r.output;  // shape [1,3,32,32] is not the output's
+}
+
+TEST_F(BenchmarkCli, ProfileTraceAddsUpToWallTime) {
+  auto r = ms("profile --modelFile " + path("m.onnx") + " --loopCount 5 --numThreads 1 --format json --trace " +
+              path("trace.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  const double wall = j["wall_ms"], sum = j["op_sum_ms"];
+  EXPECT_GT(sum, 0.9 * wall);
+  EXPECT_LE(sum, wall * 1.0001);
+  ASSERT_EQ(j["nodes"].size(), 3u);
+  EXPECT_EQ(j["nodes"][0]["kernel"], "onednn_conv");
+  // 2 * M * H * W * C * k * k for the convolution.
+  EXPECT_DOUBLE_EQ(j["nodes"][0]["flops"].get<double>(), 2.0 * 8 * 32 * 32 * 3 * 9);
+  std::ifstream f(path("trace.json"));
+  auto trace = nlohmann::json::parse(f);
+  size_t node_events = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] != "session") ++node_events;
+  EXPECT_EQ(node_events, 3u);
+}
+
+}  // namespace
+}  // namespace ms::test
