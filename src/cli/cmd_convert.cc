@@ -16,11 +16,13 @@ int cmd_convert(const Args& args) {
   app.add_option("--saveType", save_type, "MINDIR (default) | ONNX");
   app.add_option("--inputShape", o.input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--outputNames", output_names, "keep only these outputs: \"a,b\" (TF: node or node:k; default: the unconsumed nodes)");
+  app.add_option("--inputLayout", o.input_layout, "TF/TFLITE: layout of 4-D inputs in the result, NHWC (default, as in the file) | NCHW");
   app.add_option("--optimize", o.optimize, "none | basic (default: constant folding, dead-node removal) | general");
   app.add_option("--fp16", fp16, "on: store float32 weights as float16 (default off)");
   return run_command(app, args, [&] {
     o.in_fmt = parse_model_format(fmk);
     o.output_names = split_list(output_names, ',');
+    if (o.input_layout != "NHWC" && o.input_layout != "NCHW") fail("--inputLayout must be NHWC or NCHW, not '{}'", o.input_layout);
     o.out_fmt = parse_model_format(save_type);
     if (o.out_fmt != ModelFormat::Onnx && o.out_fmt != ModelFormat::MindIR)
       fail("--saveType must be MINDIR or ONNX, not '{}'", save_type);

@@ -19,5 +19,6 @@ int cmd_optimize(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_benchmark(const Args& args);
 int cmd_profile(const Args& args);
+int cmd_quant(const Args& args);
 
 }  // namespace ms::cli

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/cli_util.h"
+#include "ops/infer_graph.h"
 #include "passes/basic_passes.h"
 #include "passes/pipelines.h"
 
@@ -47,6 +48,15 @@ void apply_input_shapes(Model& m, const std::string& spec) {
           fail("--inputShape gives input '{}' dimension {} = {} but the model fixes it to {}", name, k, dims[k].value, old.value);
       }
     in->type.shape = dims;
+  }
+}
+
+void refresh_output_types(Model& m) {
+  GraphInference gi = infer_graph(m);
+  for (auto& o : m.graph.outputs) {
+    const TypeInfo* t = gi.type_of(m.graph, o.name);
+    // Keep the declared type where inference knows less (no shape) than the file said.
+    if (t && t->kind == TypeInfo::Kind::Tensor && (t->shape || !o.type.shape)) o.type = *t;
   }
 }
 
@@ -95,8 +105,14 @@ std::string run_conversion(const ConvertOptions& o) {
     fail("--outputFile {} is the input model; choose another path", out);
   LoadOptions lo;
   lo.output_names = o.output_names;
+  lo.input_layout = o.input_layout;
+  if (o.input_layout != "NHWC" && o.in_fmt != ModelFormat::TF && o.in_fmt != ModelFormat::TFLite)
+    fail("--inputLayout applies to --fmk TF and TFLITE models only");
   Model m = load_model(o.model_file, o.in_fmt, lo);
-  if (!o.input_shape.empty()) apply_input_shapes(m, o.input_shape);
+  if (!o.input_shape.empty()) {
+    apply_input_shapes(m, o.input_shape);
+    refresh_output_types(m);  // the import's output types predate the fixed input dims
+  }
   // TensorFlow's importer selects outputs itself (it imports only what they need).
   if (!o.output_names.empty() && o.in_fmt != ModelFormat::TF) {
     select_outputs(m, o.output_names);

@@ -24,6 +24,7 @@ const std::map<std::string, Command>& commands() {
       {"convert", {ms::cli::cmd_convert, "import a model (ONNX, MindIR) and write it as MindIR or ONNX"}},
       {"onnx2ms", {ms::cli::cmd_onnx2ms, "ONNX -> MindIR with onnx2ms-style flags (also the 'onnx2ms' link)"}},
       {"optimize", {ms::cli::cmd_optimize, "graph optimization (fusions, folding) checked for equal outputs"}},
+      {"quant", {ms::cli::cmd_quant, "post-training quantization (calibrated QDQ), with the accuracy it costs"}},
       {"ops", {ms::cli::cmd_ops, "list the supported operators"}},
       {"model_check", {ms::cli::cmd_model_check, "structural and deployability check (rule ids: docs/diagnostics.md)"}},
       {"compare", {ms::cli::cmd_compare, "compare a model with a reference: per output, per layer, first divergent node"}},

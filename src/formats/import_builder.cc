@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "ops/infer_graph.h"
@@ -475,6 +476,40 @@ void finish_imported_graph(Model& m) {
   GraphInference gi = infer_graph(m);
   for (auto& o : m.graph.outputs)
     if (const TypeInfo* t = gi.type_of(m.graph, o.name)) o.type = *t;
+}
+
+size_t inputs_to_channels_first(Model& m) {
+  Graph& g = m.graph;
+  std::set<std::string> used;
+  for (const auto& v : g.inputs) used.insert(v.name);
+  for (const auto& [name, t] : g.initializers) used.insert(name);
+  for (const auto& n : g.nodes) used.insert(n.outputs.begin(), n.outputs.end());
+  std::vector<Node> front;
+  size_t changed = 0;
+  for (auto& in : g.inputs) {
+    if (!in.type.shape || in.type.shape->size() != 4 || g.initializers.count(in.name)) continue;
+    std::string nhwc = in.name + "_nhwc";
+    for (int k = 2; used.count(nhwc); ++k) nhwc = in.name + "_nhwc_" + std::to_string(k);
+    used.insert(nhwc);
+    for (auto& n : g.nodes)
+      for (auto& x : n.inputs)
+        if (x == in.name) x = nhwc;
+    for (auto& o : g.outputs)
+      if (o.name == in.name) o.name = nhwc;  // not expected: importers put an Identity there
+    const auto d = *in.type.shape;
+    in.type.shape = std::vector<Dim>{d[0], d[3], d[1], d[2]};
+    Node t;
+    t.op_type = "Transpose";
+    t.name = nhwc;
+    t.inputs = {in.name};
+    t.outputs = {nhwc};
+    t.attrs["perm"] = Attribute::of_ints(channels_last_perm(4));
+    front.push_back(std::move(t));
+    ++changed;
+  }
+  g.nodes.insert(g.nodes.begin(), front.begin(), front.end());
+  if (changed) finish_imported_graph(m);
+  return changed;
 }
 
 }  // namespace ms::importer

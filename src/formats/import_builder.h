@@ -75,4 +75,9 @@ size_t cancel_layout_transposes(Graph& g);
 // shape inference finds.
 void finish_imported_graph(Model& m);
 
+// --inputLayout NCHW: every rank-4 graph input becomes channels-first (its NHWC form is a Transpose
+// inside the graph, which cancel_layout_transposes then meets with the importer's own one), and the
+// graph is finished again. Returns how many inputs changed.
+size_t inputs_to_channels_first(Model& m);
+
 }  // namespace ms::importer

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "formats/import_builder.h"
 #include "formats/mindir/mindir_reader.h"
 #include "formats/mindir/mindir_writer.h"
 #include "formats/onnx/onnx_exporter.h"
@@ -41,8 +42,14 @@ Model load_model(const std::string& path, ModelFormat fmt, const LoadOptions& op
   switch (fmt) {
     case ModelFormat::Onnx: return onnx_format::load_onnx(path);
     case ModelFormat::MindIR: return mindir::load_mindir(path);
-    case ModelFormat::TFLite: return tflite_format::load_tflite(path);
-    case ModelFormat::TF: return tf_format::load_tf(path, {opts.output_names});
+    case ModelFormat::TFLite:
+    case ModelFormat::TF: {
+      if (opts.input_layout != "NHWC" && opts.input_layout != "NCHW")
+        fail("input layout must be NHWC or NCHW, not '{}'", opts.input_layout);
+      Model m = fmt == ModelFormat::TF ? tf_format::load_tf(path, {opts.output_names}) : tflite_format::load_tflite(path);
+      if (opts.input_layout == "NCHW") importer::inputs_to_channels_first(m);
+      return m;
+    }
     default: fail("{}: unknown model format", path);
   }
 }

@@ -15,6 +15,9 @@ struct LoadOptions {
   // TensorFlow graphs: the tensors to import as outputs ("node" or "node:k"); the importer keeps
   // only what they need. Empty = the nodes nobody consumes.
   std::vector<std::string> output_names;
+  // TFLite/TF graphs: rank-4 inputs are NHWC as in the file, or "NCHW" (the IR's own layout, no
+  // Transpose at the graph's entry).
+  std::string input_layout = "NHWC";
 };
 Model load_model(const std::string& path, ModelFormat fmt = ModelFormat::Auto, const LoadOptions& opts = {});
 // Writes through a temporary file renamed into place. Returns the path written (a MindIR model whose

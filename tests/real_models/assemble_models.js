@@ -7,6 +7,11 @@
 // contents, described by dist/resources.json: { "<resource>": { chunks: [{ hash, offsets: [begin,
 // end] }], size } }. Every chunk's hash, the offsets' contiguity, the total size and the whole
 // file's SHA-256 (pinned below) are checked.
+//
+// It also derives float32 versions of float16 models (DERIVED): every float16 tensor (initializers,
+// Constant / attribute tensors) becomes float32 and every Cast to float16 a Cast to float32; the
+// graph's value_info (type annotations, which would still say float16) is dropped. Nothing else
+// changes (node order included). Done on the protobuf wire format, so no onnx package is needed.
 'use strict';
 
 const crypto = require('crypto');
@@ -25,6 +30,11 @@ const ASSEMBLED = [
     size: 88188479,
     sha256: 'b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb',
   },
+];
+
+// float32 versions of float16 models; sha256 pins the result (it is deterministic).
+const DERIVED = [
+  { out: 'isnet_fp32.onnx', from: 'isnet_fp16.onnx', sha256: 'dbf9c172e8471bbb8717d403f4df8b0b95ed7cea42c1eebf4f3a17c45f9ba1d5' },
 ];
 
 const sha256 = (buf) => crypto.createHash('sha256').update(buf).digest('hex');
@@ -69,10 +79,143 @@ function assemble(a) {
   return true;
 }
 
+// ---- float16 -> float32 on the protobuf wire format ----------------------------------------------
+// Field numbers (onnx.proto): ModelProto.graph 7; GraphProto.node 1, initializer 5, value_info 13;
+// NodeProto.attribute 5; AttributeProto.name 1, i 3, t 5, g 6, graphs 11; TensorProto.data_type 2,
+// int32_data 5 (float16 bits, one per value), raw_data 9. TensorProto.DataType FLOAT 1, FLOAT16 10.
+function readVarint(b, p) {
+  let v = 0n, shift = 0n;
+  for (;;) {
+    const x = b[p++];
+    v |= BigInt(x & 0x7f) << shift;
+    shift += 7n;
+    if (!(x & 0x80)) return [v, p];
+  }
+}
+function varint(v) {
+  v = BigInt(v);
+  const o = [];
+  do {
+    let x = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) x |= 0x80;
+    o.push(x);
+  } while (v);
+  return Buffer.from(o);
+}
+// The fields of a message: { f: number, w: wire type, raw: the whole field, body (w 2), val (w 0) }.
+function fields(b) {
+  const out = [];
+  let p = 0;
+  while (p < b.length) {
+    const start = p;
+    let tag, body = null, val = null;
+    [tag, p] = readVarint(b, p);
+    const f = Number(tag >> 3n), w = Number(tag & 7n);
+    if (w === 0) [val, p] = readVarint(b, p);
+    else if (w === 1) p += 8;
+    else if (w === 5) p += 4;
+    else if (w === 2) {
+      let n;
+      [n, p] = readVarint(b, p);
+      body = b.subarray(p, p + Number(n));
+      p += Number(n);
+    } else throw new Error(`unsupported protobuf wire type ${w}`);
+    if (p > b.length) throw new Error('truncated protobuf message');
+    out.push({ f, w, raw: b.subarray(start, p), body, val });
+  }
+  return out;
+}
+const lenField = (f, body) => Buffer.concat([varint((f << 3) | 2), varint(body.length), body]);
+const intField = (f, v) => Buffer.concat([varint(f << 3), varint(v)]);
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+function tensorToFloat(body) {
+  const tf = fields(body);
+  const dt = tf.find((x) => x.f === 2);
+  if (!dt || Number(dt.val) !== 10) return body;
+  const halves = [];
+  for (const x of tf) {
+    if (x.f === 9) for (let i = 0; i + 1 < x.body.length; i += 2) halves.push(x.body.readUInt16LE(i));
+    if (x.f === 5 && x.w === 2) {
+      for (let p = 0; p < x.body.length;) {
+        let v;
+        [v, p] = readVarint(x.body, p);
+        halves.push(Number(v));
+      }
+    }
+    if (x.f === 5 && x.w === 0) halves.push(Number(x.val));
+    if (x.f === 13 || x.f === 14) throw new Error('float16 tensor with external data');
+  }
+  const data = Buffer.alloc(halves.length * 4);
+  halves.forEach((h, i) => data.writeFloatLE(halfToFloat(h), i * 4));
+  const out = [];
+  let wrote = false;
+  for (const x of tf) {
+    if (x.f === 2) out.push(intField(2, 1));
+    else if (x.f === 5 || x.f === 9) {
+      if (!wrote) out.push(lenField(9, data)), (wrote = true);
+    } else out.push(x.raw);
+  }
+  if (!wrote) out.push(lenField(9, data));
+  return Buffer.concat(out);
+}
+
+function attributeToFloat(body) {
+  const af = fields(body);
+  const name = af.find((x) => x.f === 1);
+  return Buffer.concat(af.map((x) => {
+    if (x.f === 3 && name && name.body.toString() === 'to' && Number(x.val) === 10) return intField(3, 1);
+    if (x.f === 5) return lenField(5, tensorToFloat(x.body));
+    if (x.f === 6 || x.f === 11) return lenField(x.f, graphToFloat(x.body));
+    return x.raw;
+  }));
+}
+
+function graphToFloat(body) {
+  return Buffer.concat(fields(body).filter((x) => x.f !== 13).map((x) => {
+    if (x.f === 5) return lenField(5, tensorToFloat(x.body));
+    if (x.f === 1) return lenField(1, Buffer.concat(fields(x.body).map((y) => (y.f === 5 ? lenField(5, attributeToFloat(y.body)) : y.raw))));
+    return x.raw;
+  }));
+}
+
+function modelToFloat(model) {
+  return Buffer.concat(fields(model).map((x) => (x.f === 7 ? lenField(7, graphToFloat(x.body)) : x.raw)));
+}
+
+function derive(d) {
+  const src = path.join(OUT_DIR, d.from), out = path.join(OUT_DIR, d.out), stamp = out + '.stamp';
+  const want = JSON.stringify({ from: d.from, from_stamp: fs.readFileSync(src + '.stamp', 'utf8'), sha256: d.sha256 });
+  if (fs.existsSync(out) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === want) return false;
+  const model = modelToFloat(fs.readFileSync(src));
+  const got = sha256(model);
+  if (got !== d.sha256) throw new Error(`${d.out}: SHA-256 ${got}, expected ${d.sha256}`);
+  const tmp = `${out}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, model);
+  fs.renameSync(tmp, out);
+  fs.writeFileSync(stamp, want);
+  return true;
+}
+
 let failed = false;
 for (const a of ASSEMBLED) {
   try {
     if (assemble(a)) console.error(`assemble_models: wrote node_modules/.assembled/${a.out} (${a.size} bytes)`);
+  } catch (e) {
+    console.error(`assemble_models: ${e.message}`);
+    failed = true;
+  }
+}
+for (const d of failed ? [] : DERIVED) {
+  try {
+    if (derive(d)) console.error(`assemble_models: wrote node_modules/.assembled/${d.out} (float32 ${d.from})`);
   } catch (e) {
     console.error(`assemble_models: ${e.message}`);
     failed = true;

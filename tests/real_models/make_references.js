@@ -151,6 +151,7 @@ function photo(rng, h, w) {
 // graph input order (it may run earlier cases' models to build realistic inputs). keep_outputs
 // (optional): the graph outputs whose references are stored, by name, when storing all of them
 // would be too big; the manifest then lists their graph output indices in output_indices.
+// inputs_from (optional): an earlier case whose stored inputs this one reuses (not written again).
 const CASES = [
   {
     name: 'paddleocr_v4_det',
@@ -210,6 +211,14 @@ const CASES = [
     // the deepest encoder feature map (1x512x16x16, 0.5 MB; before any Sigmoid).
     keep_outputs: ['output', 'input.656'],
   },
+  {
+    name: 'isnet_fp32',
+    // The same model with float32 weights (assemble_models.js derives it), on the same input.
+    model: '.assembled/isnet_fp32.onnx',
+    feeds: async () => [photo(makeRng(606), 1024, 1024)],
+    inputs_from: 'isnet_fp16',
+    keep_outputs: ['output', 'input.656'],
+  },
 ];
 
 async function main() {
@@ -241,6 +250,12 @@ async function main() {
     fs.mkdirSync(dir, { recursive: true });
     const entry = { name: c.name, model: c.model, inputs: [], outputs: [], input_names: sess.inputNames, output_names: sess.outputNames };
     feeds.forEach((t, i) => {
+      if (c.inputs_from) {
+        const from = manifest.models.find((e) => e.name === c.inputs_from);
+        if (!from) throw new Error(`${c.name}: inputs_from ${c.inputs_from}, which is not an earlier case`);
+        entry.inputs.push(from.inputs[i]);
+        return;
+      }
       const f = `input_${i}.npy`;
       writeNpy(path.join(dir, f), t);
       entry.inputs.push(`${c.name}/${f}`);

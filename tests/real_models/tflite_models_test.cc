@@ -107,4 +107,50 @@ INSTANTIATE_TEST_SUITE_P(MediaPipe, TfliteModel,
                            return std::get<0>(info.param).name + (r == Route::Direct ? "" : r == Route::ViaOnnx ? "_onnx" : "_mindir");
                          });
 
+// --inputLayout NCHW: the same models with channels-first image inputs (the TFLite inputs transposed
+// here by index arithmetic) give TFLite's outputs, and no Transpose reads a graph input any more.
+ms::Tensor nhwc_to_nchw(const ms::Tensor& x) {
+  if (x.rank() != 4) return x;
+  const int64_t N = x.dim(0), H = x.dim(1), W = x.dim(2), C = x.dim(3);
+  auto v = x.to_double_vector();
+  std::vector<float> y(v.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < W; ++w)
+        for (int64_t c = 0; c < C; ++c) y[((n * C + c) * H + h) * W + w] = float(v[((n * H + h) * W + w) * C + c]);
+  return ms::Tensor::from_vector(y, {N, C, H, W});
+}
+
+class TfliteModelNchwInput : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TfliteModelNchwInput, MatchesTfliteRuntime) {
+  const Case& c = GetParam();
+  ASSERT_FALSE(c.model.empty()) << "cannot read " << kData / "manifest.json";
+  const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
+  ASSERT_TRUE(fs::exists(model_path)) << model_path << " is missing: run scripts/fetch_models.sh";
+  ms::LoadOptions lo;
+  lo.input_layout = "NCHW";
+  ms::Model m = ms::load_model(model_path.string(), ms::ModelFormat::TFLite, lo);
+  for (const auto& n : m.graph.nodes)
+    for (const auto& in : m.graph.inputs)
+      if (n.op_type == "Transpose") EXPECT_NE(n.inputs[0], in.name) << c.name << ": Transpose " << n.name << " reads the input";
+  std::vector<ms::Value> feeds;
+  for (const auto& f : c.inputs) feeds.emplace_back(nhwc_to_nchw(ms::io::read_npy((kData / f).string())));
+  ms::Session s(std::make_shared<const ms::Model>(std::move(m)));
+  auto outs = s.run(feeds);
+  ASSERT_EQ(outs.size(), c.outputs.size()) << c.name;
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    ms::Tensor want = ms::io::read_npy((kData / c.outputs[i]).string());
+    ASSERT_EQ(outs[i].tensor.shape(), want.shape()) << c.name << " output " << i;
+    auto g = outs[i].tensor.to_double_vector(), w = want.to_double_vector();
+    auto [lo_it, hi_it] = std::minmax_element(w.begin(), w.end());
+    double scale = std::max({*hi_it - *lo_it, std::fabs(*hi_it), std::fabs(*lo_it)}), max_err = 0;
+    for (size_t k = 0; k < w.size(); ++k) max_err = std::max(max_err, std::isfinite(g[k]) ? std::fabs(g[k] - w[k]) : INFINITY);
+    EXPECT_LE(max_err, kRelTolerance * scale + kAbsTolerance) << c.name << " output " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(MediaPipe, TfliteModelNchwInput, ::testing::ValuesIn(load_cases()),
+                         [](const auto& info) { return info.param.name; });
+
 }  // namespace

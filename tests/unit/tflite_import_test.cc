@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <flatbuffers/flexbuffers.h>
+
 #include "formats/tflite/tflite_importer.h"
 #include "runtime/session.h"
 #include "tflite_schema_generated.h"
@@ -331,6 +333,103 @@ TEST(TfliteImport, MutatedFilesNeverCrash) {
     }
   }
   std::printf("[ fuzz ] %d of 3000 mutated files still imported, %d ran\n", imported, ran);
+}
+
+// TFLite_Detection_PostProcess on four anchors and two classes (plus background), expectations
+// worked out by hand from the op's documented semantics. Scales 10/10/5/5; boxes 0, 1, 3 have zero
+// encodings (decoded box = anchor), box 2 has (ty, tx, th, tw) = (1, -2, 5 ln 2, 0), so
+// yc = 1/10*0.1 + 0.2 = 0.21, xc = -2/10*0.1 + 0.2 = 0.18, h = 2*0.1, w = 0.1 -> (0.11, 0.13, 0.31, 0.23).
+// Boxes 0 and 1 overlap with IoU 0.036/0.044 = 0.82 > 0.5; scores pass at >= 0.3.
+struct DetectionCase {
+  bool regular;
+  int max_classes;
+};
+
+std::string detection_model(const DetectionCase& dc, bool drop_key = false) {
+  flexbuffers::Builder fb;
+  fb.Map([&] {
+    fb.Int("max_detections", 3);
+    if (!drop_key) fb.Int("max_classes_per_detection", dc.max_classes);
+    fb.Int("detections_per_class", 100);
+    fb.Bool("use_regular_nms", dc.regular);
+    fb.Float("nms_score_threshold", 0.3f);
+    fb.Float("nms_iou_threshold", 0.5f);
+    fb.Int("num_classes", 2);
+    fb.Float("y_scale", 10.f);
+    fb.Float("x_scale", 10.f);
+    fb.Float("h_scale", 5.f);
+    fb.Float("w_scale", 5.f);
+  });
+  fb.Finish();
+  std::vector<float> anchors{0.5f, 0.5f, 0.2f, 0.2f, 0.52f, 0.5f, 0.2f, 0.2f, 0.2f, 0.2f, 0.1f, 0.1f, 0.8f, 0.8f, 0.1f, 0.1f};
+  const int D = 3 * dc.max_classes;
+  TfliteBuilder b;
+  int te = b.tensor("raw_boxes", {1, 4, 4}, mstflite::TensorType_FLOAT32);
+  int ts = b.tensor("raw_scores", {1, 4, 3}, mstflite::TensorType_FLOAT32);
+  int ta = b.constant("anchors", {4, 4}, mstflite::TensorType_FLOAT32, anchors);
+  int o0 = b.tensor("boxes", {1, D, 4}, mstflite::TensorType_FLOAT32);
+  int o1 = b.tensor("classes", {1, D}, mstflite::TensorType_FLOAT32);
+  int o2 = b.tensor("scores", {1, D}, mstflite::TensorType_FLOAT32);
+  int o3 = b.tensor("num", {1}, mstflite::TensorType_FLOAT32);
+  b.op(b.code(mstflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess"), {te, ts, ta}, {o0, o1, o2, o3},
+       mstflite::BuiltinOptions_NONE, 0, fb.GetBuffer());
+  return b.finish({te, ts}, {o0, o1, o2, o3});
+}
+
+struct Detection {
+  std::vector<float> box;
+  float cls, score;
+};
+
+void expect_detections(const DetectionCase& dc, const std::vector<Detection>& want, float num) {
+  std::vector<float> enc(16, 0.f);
+  enc[8] = 1.f, enc[9] = -2.f, enc[10] = 5.f * std::log(2.f);
+  std::vector<float> sc{0.1f, 0.9f, 0.3f, 0.1f, 0.8f, 0.85f, 0.f, 0.2f, 0.6f, 0.f, 0.05f, 0.1f};
+  auto got = run(detection_model(dc), {Tensor::from_vector(enc, {1, 4, 4}), Tensor::from_vector(sc, {1, 4, 3})});
+  ASSERT_EQ(got.size(), 4u);
+  const int64_t D = 3 * dc.max_classes;
+  ASSERT_EQ(got[0].shape(), (Shape{1, D, 4}));
+  ASSERT_EQ(got[1].shape(), (Shape{1, D}));
+  ASSERT_EQ(got[3].shape(), (Shape{1}));
+  EXPECT_EQ(got[3].as_double(0), num);
+  for (int64_t k = 0; k < D; ++k) {
+    // Slots past the detections are zero.
+    Detection w = k < int64_t(want.size()) ? want[k] : Detection{{0, 0, 0, 0}, 0, 0};
+    for (int j = 0; j < 4; ++j) EXPECT_NEAR(got[0].as_double(k * 4 + j), w.box[j], 1e-5) << "slot " << k;
+    EXPECT_EQ(got[1].as_double(k), w.cls) << "slot " << k;
+    EXPECT_NEAR(got[2].as_double(k), w.score, 1e-6) << "slot " << k;
+  }
+}
+
+const std::vector<float> kBox0{0.4f, 0.4f, 0.6f, 0.6f}, kBox1{0.42f, 0.4f, 0.62f, 0.6f}, kBox2{0.11f, 0.13f, 0.31f, 0.23f};
+
+TEST(TfliteDetectionPostProcess, FastNmsOneClassPerBox) {
+  // Best scores 0.9 (box 0, class 0), 0.85 (box 1, suppressed by box 0), 0.6 (box 2, class 1), 0.1 (box 3, below).
+  expect_detections({false, 1}, {{kBox0, 0, 0.9f}, {kBox2, 1, 0.6f}}, 2);
+}
+
+TEST(TfliteDetectionPostProcess, FastNmsTwoClassesPerBox) {
+  // Each kept box fills two slots with its classes, best first.
+  expect_detections({false, 2}, {{kBox0, 0, 0.9f}, {kBox0, 1, 0.3f}, {kBox2, 1, 0.6f}, {kBox2, 0, 0.2f}}, 2);
+}
+
+TEST(TfliteDetectionPostProcess, RegularNmsPerClass) {
+  // Class 0 keeps box 0 (box 1 suppressed); class 1 keeps box 1 and box 2 (box 0 at 0.3 is
+  // suppressed by box 1): merged by score.
+  expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3);
+}
+
+TEST(TfliteDetectionPostProcess, MissingOptionIsNamed) {
+  std::string bytes = detection_model({false, 1}, true);
+  try {
+    tflite_format::import_tflite_bytes(std::make_shared<const std::string>(bytes), "ssd.tflite");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidInput);
+    std::string m = e.what();
+    for (const char* part : {"ssd.tflite", "TFLite_Detection_PostProcess", "max_classes_per_detection"})
+      EXPECT_NE(m.find(part), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ struct ConverterTables {
 
 void add_nn_converters(ConverterTables& t);     // tflite_ops_nn.cc: conv, pool, resize, activations
 void add_array_converters(ConverterTables& t);  // tflite_ops_array.cc: arithmetic, shapes, slicing, quantization
+void add_detection_converters(ConverterTables& t);  // tflite_ops_detection.cc: TFLite_Detection_PostProcess
 
 class TfliteContext {
  public:

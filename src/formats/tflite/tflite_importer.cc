@@ -7,6 +7,7 @@
 
 #include "formats/tflite/tflite_context.h"
 #include "formats/tflite/tflite_densify.h"
+#include "ops/ms_domain.h"
 
 namespace ms::tflite_format {
 
@@ -17,6 +18,7 @@ const ConverterTables& converters() {
     ConverterTables t;
     add_nn_converters(t);
     add_array_converters(t);
+    add_detection_converters(t);
     return t;
   }();
   return tables;
@@ -391,6 +393,9 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
     }
     m.graph.outputs.push_back({value, {}});
   }
+  // Custom ops mapped to the project's own ops (DetectionPostProcess) need its domain declared.
+  for (const auto& gn : m.graph.nodes)
+    if (gn.domain == kMsDomain) m.opsets[kMsDomain] = kMsDomainVersion;
   importer::finish_imported_graph(m);
   return m;
 }

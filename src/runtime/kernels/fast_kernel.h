@@ -18,7 +18,7 @@ struct KernelBuildInfo {
   const Node& node;
   const OpDef& def;
   int opset = 0;
-  std::vector<const Tensor*> constants;  // per input: its value when known before running, else nullptr
+  std::vector<const Tensor*> constants;  // per input: the initializer it names (a weight), else nullptr
   std::vector<const TypeInfo*> types;    // per input: the inferred type, or nullptr when unknown
 
   const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }
@@ -36,7 +36,7 @@ class FastKernel {
   virtual ~FastKernel() = default;
   // Computes the node's outputs into ctx; false = these inputs are not handled (nothing was set).
   virtual bool run(KernelContext& ctx) = 0;
-  // Bytes of scratch memory the kernel holds besides its outputs (prepacked weights excluded).
+  // Bytes of temporaries a run needs besides its outputs (prepacked weights excluded).
   virtual size_t scratch_bytes() const { return 0; }
   virtual const char* name() const = 0;
 

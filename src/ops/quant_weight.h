@@ -1,0 +1,22 @@
+// Which operators carry a weight that post-training quantization may store as int8, and along
+// which axis its output channels lie (per-channel scales). Kept beside the op definitions so that
+// src/quant/ reads this answer instead of switching on op names itself.
+#pragma once
+#include <optional>
+
+#include "core/graph.h"
+
+namespace ms {
+
+struct QuantWeightSpec {
+  int input = 1;         // the node input that holds the weight
+  int channel_axis = 0;  // output-channel axis of that weight (for a weight of the given rank)
+  // Inputs whose float activations a full quantization precedes with QuantizeLinear/DequantizeLinear.
+  std::vector<int> activation_inputs;
+};
+
+// nullopt when the node (default domain only) has no quantizable weight. `weight_rank` is the rank
+// of the node's weight input; the channel axis of MatMul/Gemm depends on it and on transB.
+std::optional<QuantWeightSpec> quant_weight_spec(const Node& node, int weight_rank);
+
+}  // namespace ms

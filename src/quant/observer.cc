@@ -1,0 +1,198 @@
+#include "quant/observer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ms::quant {
+
+CalibMethod parse_calib_method(const std::string& s) {
+  if (s == "MAX_MIN") return CalibMethod::MaxMin;
+  if (s == "PERCENTILE") return CalibMethod::Percentile;
+  if (s == "KL") return CalibMethod::KL;
+  if (s == "MSE") return CalibMethod::MSE;
+  fail("--calibMethod must be MAX_MIN, PERCENTILE, KL or MSE, not '{}'", s);
+}
+
+const char* calib_method_name(CalibMethod m) {
+  switch (m) {
+    case CalibMethod::MaxMin: return "MAX_MIN";
+    case CalibMethod::Percentile: return "PERCENTILE";
+    case CalibMethod::KL: return "KL";
+    case CalibMethod::MSE: return "MSE";
+  }
+  return "?";
+}
+
+Histogram::Histogram(int bins_per_side) : neg_(bins_per_side, 0.0), pos_(bins_per_side, 0.0) {}
+
+void Histogram::grow_to(double magnitude) {
+  const int n = bins_per_side();
+  if (width_ == 0) {
+    // Slightly wider than needed so that the largest value lands inside the last bin.
+    width_ = magnitude / n * (1 + 1e-6);
+    return;
+  }
+  while (magnitude >= width_ * n) {
+    for (auto* h : {&neg_, &pos_}) {
+      for (int k = 0; k < n / 2; ++k) (*h)[k] = (*h)[2 * k] + (*h)[2 * k + 1];
+      std::fill(h->begin() + n / 2, h->end(), 0.0);
+    }
+    width_ *= 2;
+  }
+}
+
+void Histogram::add(const float* x, int64_t n) {
+  // One growth per batch: the batch's largest magnitude decides the width before binning.
+  double peak = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::isfinite(x[i])) peak = std::max(peak, double(std::fabs(x[i])));
+  if (peak > 0) grow_to(peak);
+  const int nb = bins_per_side();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    if (!std::isfinite(v)) continue;  // NaN/inf say nothing about a finite clipping range
+    if (!seen_) min_ = max_ = v, seen_ = true;
+    min_ = std::min(min_, v);
+    max_ = std::max(max_, v);
+    const int k = width_ > 0 ? std::min(nb - 1, int(std::fabs(v) / width_)) : 0;
+    (v < 0 ? neg_ : pos_)[k] += 1;
+    total_ += 1;
+  }
+}
+
+std::vector<double> Histogram::magnitude() const {
+  std::vector<double> m(pos_.size());
+  for (size_t k = 0; k < m.size(); ++k) m[k] = neg_[k] + pos_[k];
+  return m;
+}
+
+std::vector<double> Histogram::signed_counts() const {
+  std::vector<double> s(neg_.rbegin(), neg_.rend());
+  s.insert(s.end(), pos_.begin(), pos_.end());
+  return s;
+}
+
+float Histogram::quantile(double q) const {
+  if (total_ == 0) return 0;
+  const std::vector<double> s = signed_counts();
+  const double target = std::clamp(q, 0.0, 1.0) * total_;
+  double cum = 0;
+  for (size_t j = 0; j < s.size(); ++j) {
+    if (s[j] > 0 && cum + s[j] >= target) {
+      const double v = signed_origin() + (double(j) + (target - cum) / s[j]) * width_;
+      return std::clamp(float(v), min_, max_);
+    }
+    cum += s[j];
+  }
+  return max_;
+}
+
+float kl_threshold(const std::vector<double>& mag, double w, int levels) {
+  int nb = 0;
+  for (int k = 0; k < int(mag.size()); ++k)
+    if (mag[k] > 0) nb = k + 1;
+  if (nb <= levels) return float(nb * w);  // representable without merging bins: no clipping
+  std::vector<double> suffix(nb + 1, 0.0);  // suffix[i] = mass at or beyond bin i
+  for (int k = nb - 1; k >= 0; --k) suffix[k] = suffix[k + 1] + mag[k];
+  double best = std::numeric_limits<double>::infinity();
+  int best_i = nb;
+  std::vector<double> q;
+  for (int i = levels; i <= nb; ++i) {
+    // P: the distribution clipped at bin i (the clipped mass joins the last kept bin).
+    // Q: the first i bins merged into `levels` chunks, each chunk's mass spread over its
+    //    non-empty bins (what dequantization of the clipped tensor can represent).
+    q.assign(i, 0.0);
+    for (int j = 0; j < levels; ++j) {
+      const int b0 = int(int64_t(j) * i / levels), b1 = int(int64_t(j + 1) * i / levels);
+      double mass = 0;
+      int nonzero = 0;
+      for (int b = b0; b < b1; ++b)
+        if (mag[b] > 0) mass += mag[b], ++nonzero;
+      for (int b = b0; b < b1; ++b)
+        if (mag[b] > 0) q[b] = mass / nonzero;
+    }
+    const double p_total = suffix[0];
+    const double q_total = suffix[0] - suffix[i];
+    double kl = 0;
+    for (int b = 0; b < i; ++b) {
+      const double p = (b == i - 1 ? mag[b] + suffix[i] : mag[b]) / p_total;
+      if (p <= 0) continue;
+      // An empty Q bin where P has mass: smoothed instead of infinite, so candidates still rank.
+      const double qq = std::max(q[b] / q_total, 1e-12);
+      kl += p * std::log(p / qq);
+    }
+    if (kl < best) best = kl, best_i = i;
+  }
+  return float(best_i * w);
+}
+
+Range mse_range(const Histogram& h, int levels) {
+  const double lo0 = std::min(0.0, double(h.min())), hi0 = std::max(0.0, double(h.max()));
+  const std::vector<double> s = h.signed_counts();
+  const double w = h.width(), origin = h.signed_origin();
+  // Expected squared error of quantizing to [lo, hi]: bin centres stand for their values.
+  auto error = [&](double lo, double hi) {
+    const double delta = (hi - lo) / levels;
+    double err = 0;
+    for (size_t j = 0; j < s.size(); ++j) {
+      if (s[j] == 0) continue;
+      const double c = origin + (double(j) + 0.5) * w;
+      if (c < lo) err += s[j] * (c - lo) * (c - lo);
+      else if (c > hi) err += s[j] * (c - hi) * (c - hi);
+      else err += s[j] * delta * delta / 12;  // uniform rounding noise
+    }
+    return err;
+  };
+  // The two ends are searched separately (an outlier is often one-sided), a few alternating
+  // rounds over shrink factors 1.00, 0.99, ..., 0.01 of the observed end.
+  double lo = lo0, hi = hi0;
+  for (int round = 0; round < 2; ++round) {
+    double best = std::numeric_limits<double>::infinity(), arg = hi;
+    for (int k = 100; k >= 1; --k)
+      if (double e = error(lo, hi0 * k / 100.0); e < best) best = e, arg = hi0 * k / 100.0;
+    hi = arg;
+    best = std::numeric_limits<double>::infinity(), arg = lo;
+    for (int k = 100; k >= 1; --k)
+      if (double e = error(lo0 * k / 100.0, hi); e < best) best = e, arg = lo0 * k / 100.0;
+    lo = arg;
+  }
+  return Range{float(lo), float(hi)};
+}
+
+Observer::Observer(CalibMethod method, double percentile) : method_(method), percentile_(percentile) {}
+
+void Observer::observe(const Tensor& t) {
+  if (t.dtype() != DType::Float32) fail("calibration observes float32 tensors, got {}", dtype_name(t.dtype()));
+  const float* x = t.data<float>();
+  const int64_t n = t.numel();
+  if (method_ == CalibMethod::MaxMin) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!std::isfinite(x[i])) continue;
+      if (!seen_) min_ = max_ = x[i], seen_ = true;
+      min_ = std::min(min_, x[i]);
+      max_ = std::max(max_, x[i]);
+    }
+    return;
+  }
+  hist_.add(x, n);
+  seen_ = seen_ || hist_.total() > 0;
+}
+
+Range Observer::range() const {
+  switch (method_) {
+    case CalibMethod::MaxMin: return {min_, max_};
+    case CalibMethod::Percentile: {
+      const double q = percentile_ / 100.0;
+      return {hist_.quantile(1.0 - q), hist_.quantile(q)};
+    }
+    case CalibMethod::KL: {
+      const float t = kl_threshold(hist_.magnitude(), hist_.width());
+      return {std::max(hist_.min(), -t), std::min(hist_.max(), t)};
+    }
+    case CalibMethod::MSE: return mse_range(hist_);
+  }
+  return {};
+}
+
+}  // namespace ms::quant

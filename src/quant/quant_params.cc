@@ -1,0 +1,68 @@
+#include "quant/quant_params.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ms::quant {
+
+ActivationParams activation_params(Range r, bool symmetric) {
+  const double lo = std::min(0.0, double(r.lo)), hi = std::max(0.0, double(r.hi));
+  ActivationParams p;
+  if (symmetric) {
+    const double a = std::max(-lo, hi);
+    p.dtype = DType::Int8;
+    p.scale = a > 0 ? float(a / 127.0) : 1.0f;
+    p.zero_point = 0;
+    return p;
+  }
+  p.dtype = DType::UInt8;
+  if (hi - lo <= 0) return p;  // an all-zero tensor: any scale represents it exactly
+  p.scale = float((hi - lo) / 255.0);
+  p.zero_point = int32_t(std::clamp(std::lround(-lo / p.scale), 0L, 255L));
+  return p;
+}
+
+QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits) {
+  if (w.dtype() != DType::Float32) fail("weight quantization needs float32 weights, got {}", dtype_name(w.dtype()));
+  if (bits != 8) fail_unsupported("{}-bit weights are not supported yet (8 only)", bits);
+  if (axis >= w.rank()) fail("weight of shape {} has no axis {}", shape_str(w.shape()), axis);
+  const int qmax = (1 << (bits - 1)) - 1;
+  // View the weight as [outer, channels, inner] so each channel's elements are easy to visit.
+  const int64_t channels = axis < 0 ? 1 : w.dim(axis);
+  int64_t outer = 1, inner = 1;
+  if (axis < 0) {
+    inner = w.numel();
+  } else {
+    for (int d = 0; d < axis; ++d) outer *= w.dim(d);
+    for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
+  }
+  const float* x = w.data<float>();
+  std::vector<float> scale(channels, 0.0f);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < inner; ++i)
+        scale[c] = std::max(scale[c], std::fabs(x[(o * channels + c) * inner + i]));
+  for (float& s : scale) s = s > 0 ? s / qmax : 1.0f;
+  QuantizedWeight r;
+  r.axis = axis;
+  r.q = Tensor(DType::Int8, w.shape());
+  int8_t* q = r.q.data<int8_t>();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t k = (o * channels + c) * inner + i;
+        // Round half to even as QuantizeLinear does, then clamp to the narrow range.
+        const float v = std::nearbyint(x[k] / scale[c]);
+        q[k] = int8_t(std::clamp(v, float(-qmax), float(qmax)));
+      }
+  if (axis < 0) {
+    r.scale = Tensor::scalar<float>(scale[0]);
+    r.zero_point = Tensor::scalar<int8_t>(0);
+  } else {
+    r.scale = Tensor::from_vector<float>(scale, {channels});
+    r.zero_point = Tensor(DType::Int8, {channels});
+  }
+  return r;
+}
+
+}  // namespace ms::quant

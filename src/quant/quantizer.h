@@ -1,0 +1,49 @@
+// Rewrites a float model into a quantized one in the IR, the ONNX QDQ way: int8 weight
+// initializers read through DequantizeLinear, and (FULL_QUANT) QuantizeLinear/DequantizeLinear
+// pairs on the float activations that enter ops with a quantizable weight (src/ops/quant_weight.h).
+// Names: a quantized weight's DequantizeLinear outputs the weight's original name, so its consumers
+// and `ms compare` see the same tensor names; activations keep their producer's float tensor, and
+// the consumer reads `<name>_dequantized` instead.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "quant/observer.h"
+
+namespace ms::quant {
+
+enum class QuantType { Full, Weight };
+QuantType parse_quant_type(const std::string& s);  // "FULL_QUANT" | "WEIGHT_QUANT"
+
+struct QuantOptions {
+  QuantType type = QuantType::Full;
+  int bit_num = 8;
+  bool per_channel = true;   // weights
+  bool symmetric = false;    // activations: int8 with zero point 0 instead of uint8 asymmetric
+  int64_t min_quant_weight_size = 0;  // weights with fewer elements stay float
+  std::set<std::string> skip_nodes;
+  std::set<std::string> skip_op_types;
+};
+
+// Every --skipNodes name must be a node of the main graph: InvalidInput naming the first unknown.
+void check_skip_nodes(const Model& m, const QuantOptions& opts);
+
+// The float activation tensors whose ranges FULL_QUANT needs (empty for WEIGHT_QUANT).
+std::vector<std::string> activations_to_calibrate(const Model& m, const QuantOptions& opts);
+
+struct QuantSummary {
+  int nodes_quantized = 0;  // nodes with a quantized weight or quantized activations
+  int weights_quantized = 0;
+  int activations_quantized = 0;
+  size_t weight_bytes_before = 0, weight_bytes_after = 0;  // of the initializers touched
+  std::vector<std::string> kept_float;  // "node (Op): why", for nodes with a quantizable weight
+};
+
+// Quantizes `m` in place. `ranges` holds the calibrated range per activation (FULL_QUANT); an
+// activation without one stays float.
+QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges);
+
+}  // namespace ms::quant
