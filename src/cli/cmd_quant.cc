@@ -12,6 +12,7 @@
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "formats/model_io.h"
+#include "passes/basic_passes.h"
 #include "quant/calibrate.h"
 #include "quant/quantizer.h"
 #include "runtime/session.h"
@@ -120,6 +121,9 @@ int cmd_quant(const Args& args) {
     if (!input_shape.empty()) apply_input_shapes(m, input_shape);
     quant::check_skip_nodes(m, opts);
     const Model fp = m;
+    // Weights held by Constant nodes (PaddlePaddle exports) become initializers the quantizer can
+    // rewrite; the float reference `fp` stays as loaded.
+    passes::run_basic_pipeline(m);
     std::optional<analysis::InputSamples> samples;
     if (!input_file.empty()) samples.emplace(analysis::open_input_files(m.graph, split_list(input_file)));
     std::cout << fmt::format("quant {} ({}, {})\n", model_file, quant_type,

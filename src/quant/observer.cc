@@ -57,6 +57,7 @@ void Histogram::add(const float* x, int64_t n) {
     max_ = std::max(max_, v);
     const int k = width_ > 0 ? std::min(nb - 1, int(std::fabs(v) / width_)) : 0;
     (v < 0 ? neg_ : pos_)[k] += 1;
+    if (v == 0) zeros_ += 1;
     total_ += 1;
   }
 }
@@ -187,7 +188,13 @@ Range Observer::range() const {
       return {hist_.quantile(1.0 - q), hist_.quantile(q)};
     }
     case CalibMethod::KL: {
-      const float t = kl_threshold(hist_.magnitude(), hist_.width());
+      // A one-signed tensor (after ReLU) gets all 256 uint8 steps on its side, not half of them.
+      const bool one_signed = hist_.min() >= 0 || hist_.max() <= 0;
+      // Exact zeros (half of a ReLU output) are exact under any threshold; left in, their spike
+      // in bin 0 dominates the divergence and drives the threshold far too low.
+      std::vector<double> mag = hist_.magnitude();
+      mag[0] -= hist_.zeros();
+      const float t = kl_threshold(mag, hist_.width(), one_signed ? 256 : 128);
       return {std::max(hist_.min(), -t), std::min(hist_.max(), t)};
     }
     case CalibMethod::MSE: return mse_range(hist_);

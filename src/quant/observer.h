@@ -32,6 +32,7 @@ class Histogram {
   double total() const { return total_; }
   float min() const { return min_; }
   float max() const { return max_; }
+  double zeros() const { return zeros_; }  // exact zeros (inside bin 0)
   // Counts of |x| per bin of [k*width, (k+1)*width) (negative and positive halves summed).
   std::vector<double> magnitude() const;
   // The value below which fraction q (0..1) of the samples lie (linear within a bin), clamped to
@@ -46,6 +47,7 @@ class Histogram {
   std::vector<double> neg_, pos_;  // neg_[k] counts x in (-(k+1)w, -kw]; pos_[k] x in [kw, (k+1)w)
   double width_ = 0;
   double total_ = 0;
+  double zeros_ = 0;
   float min_ = 0, max_ = 0;
   bool seen_ = false;
 };

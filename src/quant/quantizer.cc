@@ -28,8 +28,7 @@ std::optional<Candidate> candidate(const Graph& g, const Node& n, const QuantOpt
   Candidate c{*spec, nullptr};
   if (spec->input < int(n.inputs.size())) {
     auto it = g.initializers.find(n.inputs[spec->input]);
-    // A weight that is also a graph input may be replaced by the caller: it stays float.
-    if (it != g.initializers.end() && it->second.dtype() == DType::Float32 && !g.find_input(it->first))
+    if (it != g.initializers.end() && it->second.dtype() == DType::Float32)
       c.weight = &it->second;
   }
   return c;
@@ -138,6 +137,9 @@ QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<s
         new_inits[sn] = qw.scale;
         new_inits[zn] = qw.zero_point;
         removed_inits.insert(wname);
+        // Old ONNX files list weights as optional graph inputs too; the quantized weight is no
+        // longer something a caller can override, so it stops being an input.
+        std::erase_if(g.inputs, [&](const ValueInfo& v) { return v.name == wname; });
         Node dq;
         dq.name = names.fresh(wname + "_DequantizeLinear");
         dq.op_type = "DequantizeLinear";

@@ -79,6 +79,18 @@ TEST(QuantObserver, KlOnAKnownHistogram) {
   EXPECT_NEAR(quant::kl_threshold(h, 0.01, 128), 1.28, 1e-5);
 }
 
+TEST(QuantObserver, KlIgnoresTheExactZerosOfARelu) {
+  // A ReLU output: half exact zeros, half U(0, 1]. Zeros are exact under any threshold; the uniform
+  // body loses nothing when its bins are merged evenly, so the divergence is smallest (zero) when
+  // the whole body is kept: the threshold is the maximum, to within one histogram bin.
+  quant::Observer o(CalibMethod::KL);
+  std::vector<float> v(200000, 0.0f);
+  for (int i = 0; i < 100000; ++i) v[100000 + i] = float(i + 1) / 100000;
+  o.observe(vec(v));
+  EXPECT_FLOAT_EQ(o.range().lo, 0.0f);
+  EXPECT_NEAR(o.range().hi, 1.0, 1.0 / 2048 + 1e-6);
+}
+
 TEST(QuantObserver, MseKeepsUniformRangeAndClipsAnOutlier) {
   {
     quant::Observer o(CalibMethod::MSE);

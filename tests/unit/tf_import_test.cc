@@ -7,6 +7,7 @@
 #include <functional>
 #include <sstream>
 
+#include "formats/model_io.h"
 #include "formats/tf/tf_importer.h"
 #include "formats/tf/tf_tensor.h"
 #include "runtime/session.h"
@@ -211,6 +212,41 @@ TEST(TfImport, ConvBatchNormChainKeepsNoInnerTransposes) {
   EXPECT_EQ(transposes, 2) << "only the graph boundary should change layout";
   auto got = run(b.g, {Tensor::from_vector(x, {1, 5, 5, 2})});
   expect_near(got[0], {1, 5, 5, 2}, want);
+}
+
+// --inputLayout NCHW (LoadOptions::input_layout): the image input is channels-first, so only the
+// output's Transpose is left, and the values are the NHWC graph's on the transposed input.
+TEST(TfImport, InputLayoutNchwDropsTheEntryTranspose) {
+  Nhwc xs{1, 5, 5, 2};
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 13);
+  auto f = values(3 * 3 * 2 * 3, 14);
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 5, 5, 2});
+  b.floats("w", f, {3, 3, 2, 3});
+  auto& c = b.node("c", "Conv2D", {"x", "w"});
+  set_ints(c, "strides", {1, 1, 1, 1});
+  set_s(c, "padding", "SAME");
+  b.node("r", "Relu", {"c"});
+  Nhwc ys;
+  auto want = conv_ref(x, xs, f, 3, 3, 3, 1, 1, true, false, &ys);
+  for (auto& v : want) v = std::max(v, 0.f);
+  auto dir = test::temp_dir("tf_input_layout");
+  std::string file = (dir / "conv.pb").string();
+  std::ofstream(file, std::ios::binary) << b.g.SerializeAsString();
+  LoadOptions lo;
+  lo.input_layout = "NCHW";
+  auto m = std::make_shared<Model>(load_model(file, ModelFormat::TF, lo));
+  ASSERT_EQ(m->graph.inputs[0].type.str(), "float32[1,2,5,5]");
+  int transposes = 0;
+  for (const auto& n : m->graph.nodes) transposes += n.op_type == "Transpose";
+  EXPECT_EQ(transposes, 1) << "only the output should change layout";
+  std::vector<float> x_nchw(x.size());
+  for (int64_t h = 0; h < 5; ++h)
+    for (int64_t w = 0; w < 5; ++w)
+      for (int64_t ch = 0; ch < 2; ++ch) x_nchw[(ch * 5 + h) * 5 + w] = x[(h * 5 + w) * 2 + ch];
+  Session s(m);
+  auto got = s.run({Value(Tensor::from_vector(x_nchw, {1, 2, 5, 5}))});
+  expect_near(got[0].tensor, {1, 5, 5, 3}, want);
 }
 
 TEST(TfImport, SqueezeExcitationKeepsNoInnerTransposes) {

@@ -6,9 +6,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <unistd.h>
 
 #include <flatbuffers/flexbuffers.h>
 
+#include "formats/model_io.h"
 #include "formats/tflite/tflite_importer.h"
 #include "runtime/session.h"
 #include "tflite_schema_generated.h"
@@ -381,11 +384,24 @@ struct Detection {
   float cls, score;
 };
 
-void expect_detections(const DetectionCase& dc, const std::vector<Detection>& want, float num) {
+// via: "" runs the imported model, ".onnx" runs it after an ONNX file round trip (MindIR has no
+// primitive mapping for com.mstools ops, its writer refuses them by name).
+void expect_detections(const DetectionCase& dc, const std::vector<Detection>& want, float num, const std::string& via = "") {
   std::vector<float> enc(16, 0.f);
   enc[8] = 1.f, enc[9] = -2.f, enc[10] = 5.f * std::log(2.f);
   std::vector<float> sc{0.1f, 0.9f, 0.3f, 0.1f, 0.8f, 0.85f, 0.f, 0.2f, 0.6f, 0.f, 0.05f, 0.1f};
-  auto got = run(detection_model(dc), {Tensor::from_vector(enc, {1, 4, 4}), Tensor::from_vector(sc, {1, 4, 3})});
+  std::vector<Tensor> feeds{Tensor::from_vector(enc, {1, 4, 4}), Tensor::from_vector(sc, {1, 4, 3})};
+  std::vector<Tensor> got;
+  if (via.empty()) {
+    got = run(detection_model(dc), feeds);
+  } else {
+    Model m = tflite_format::import_tflite_bytes(std::make_shared<const std::string>(detection_model(dc)), "ssd.tflite");
+    auto file = std::filesystem::temp_directory_path() / ("ms_detection_" + std::to_string(::getpid()) + via);
+    std::string written = save_model(m, file.string(), via == ".onnx" ? ModelFormat::Onnx : ModelFormat::MindIR);
+    Session s(std::make_shared<Model>(load_model(written)));
+    std::filesystem::remove(written);
+    for (auto& v : s.run(std::vector<Value>(feeds.begin(), feeds.end()))) got.push_back(v.tensor);
+  }
   ASSERT_EQ(got.size(), 4u);
   const int64_t D = 3 * dc.max_classes;
   ASSERT_EQ(got[0].shape(), (Shape{1, D, 4}));
@@ -417,6 +433,10 @@ TEST(TfliteDetectionPostProcess, RegularNmsPerClass) {
   // Class 0 keeps box 0 (box 1 suppressed); class 1 keeps box 1 and box 2 (box 0 at 0.3 is
   // suppressed by box 1): merged by score.
   expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3);
+}
+
+TEST(TfliteDetectionPostProcess, SurvivesOnnxFileRoundTrip) {
+  expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3, ".onnx");
 }
 
 TEST(TfliteDetectionPostProcess, MissingOptionIsNamed) {

@@ -2,9 +2,6 @@
 // dimensions (adjacent axes that broadcast alike merge), so per-channel scales ([1,C,1,1]), row
 // biases ([N]) and scalars all become contiguous vectorized runs (vec_loops.h) in an outer loop
 // that OpenMP splits between the threads.
-#include <array>
-
-#include "runtime/kernels/blocked_elementwise.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_util.h"
 #include "runtime/kernels/parallel.h"
@@ -62,21 +59,12 @@ BroadcastPlan plan_broadcast(const Shape& as, const Shape& bs) {
 
 class FastBinary : public FastKernel {
  public:
-  // blockable[i]: input i is a rank-4 float32 tensor whose partner has its shape or is a constant
-  // scalar, so the op can run on the blocked layout (padding included) for that input.
-  FastBinary(BinaryOp op, std::array<bool, 2> blockable) : op_(op), blockable_(blockable) {}
+  explicit FastBinary(BinaryOp op) : op_(op) {}
   const char* name() const override { return "vec_binary"; }
-  bool accepts_blocked(size_t input) const override { return input < 2 && blockable_[input]; }
-  bool emits_blocked() const override { return blockable_[0] || blockable_[1]; }
-  void use_layouts(const std::vector<bool>& in, bool out) override {
-    for (size_t i = 0; i < 2 && i < in.size(); ++i) blocked_[i] = in[i];
-    y_blocked_ = out;
-  }
 
   bool run(KernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
-    if (blocked_[0] || blocked_[1] || y_blocked_) return run_blocked(ctx, a, b);
     if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32) return false;
     const BroadcastPlan p = plan_broadcast(a.shape(), b.shape());
     if (!p.ok || shape_numel(p.out) == 0) return false;  // the reference names the mismatch
@@ -115,51 +103,13 @@ class FastBinary : public FastKernel {
   }
 
  private:
-  // Full-size operands over the blocked buffer; a scalar operand broadcasts as itself.
-  bool run_blocked(KernelContext& ctx, const Tensor& a, const Tensor& b) {
-    const bool a_full = a.rank() == 4, b_full = b.rank() == 4;
-    if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32 || (a_full && b_full && a.shape() != b.shape()) ||
-        (!a_full && a.numel() != 1) || (!b_full && b.numel() != 1))
-      fail("{}: internal: inputs {} and {} do not fit the layout planned for them", ctx.node().label(),
-           shape_str(a.shape()), shape_str(b.shape()));
-    std::vector<BlockedOperand> full;
-    if (a_full) full.push_back({&a, blocked_[0]});
-    if (b_full) full.push_back({&b, blocked_[1]});
-    const Operands kind = a_full && b_full ? Operands::BothVectors : a_full ? Operands::ScalarB : Operands::ScalarA;
-    const BinaryLoop loop = vec_loops().binary[static_cast<int>(op_)][static_cast<int>(kind)];
-    const float* scalar = !a_full ? a.data<float>() : !b_full ? b.data<float>() : nullptr;
-    ctx.set_output(0, blocked_elementwise(full, (a_full ? a : b).shape(), y_blocked_,
-                                          [&](const std::vector<const float*>& in, float* out, int64_t n) {
-                                            if (kind == Operands::BothVectors) loop(in[0], in[1], out, n);
-                                            else if (kind == Operands::ScalarB) loop(in[0], scalar, out, n);
-                                            else loop(scalar, in[0], out, n);
-                                          }));
-    return true;
-  }
-
   BinaryOp op_;
-  std::array<bool, 2> blockable_;
-  std::array<bool, 2> blocked_ = {false, false};
-  bool y_blocked_ = false;
 };
-
-// Whether input i can be blocked: rank-4 float32 with a static shape, and the other input either of
-// the same shape or a constant float32 scalar. Dividing by a blocked tensor is excluded: its zero
-// padding would give 0/0 = NaN, which the next convolution's zero weights do not cancel.
-bool blockable_input(const KernelBuildInfo& info, size_t i, BinaryOp op) {
-  const size_t other = 1 - i;
-  if (op == BinaryOp::Div && i == 1) return false;
-  const TypeInfo* t = info.type(i);
-  if (!info.is_f32_rank(i, 4) || !t->has_static_shape()) return false;
-  if (const Tensor* c = info.constant(other); c && c->numel() == 1 && c->dtype() == DType::Float32) return true;
-  const TypeInfo* u = info.type(other);
-  return info.is_f32_rank(other, 4) && u->has_static_shape() && u->static_shape() == t->static_shape();
-}
 
 FastKernelFactory factory(BinaryOp op) {
   return [op](const KernelBuildInfo& info) -> std::unique_ptr<FastKernel> {
     if (!info.maybe_f32(0) || !info.maybe_f32(1)) return nullptr;
-    return std::make_unique<FastBinary>(op, std::array<bool, 2>{blockable_input(info, 0, op), blockable_input(info, 1, op)});
+    return std::make_unique<FastBinary>(op);
   };
 }
 

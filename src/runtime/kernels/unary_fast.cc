@@ -3,7 +3,6 @@
 // threads share.
 #include <limits>
 
-#include "runtime/kernels/blocked_elementwise.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_util.h"
 #include "runtime/kernels/parallel.h"
@@ -14,17 +13,8 @@ namespace {
 
 class FastUnary : public FastKernel {
  public:
-  // `blockable`: the input is a rank-4 float32 tensor and any Clip bounds are constants, so the
-  // kernel can run on the blocked layout and never needs to decline.
-  FastUnary(UnaryOp op, float alpha, float beta, bool blockable)
-      : op_(op), alpha_(alpha), beta_(beta), blockable_(blockable) {}
+  FastUnary(UnaryOp op, float alpha, float beta) : op_(op), alpha_(alpha), beta_(beta) {}
   const char* name() const override { return "vec_unary"; }
-  bool accepts_blocked(size_t input) const override { return blockable_ && input == 0; }
-  bool emits_blocked() const override { return blockable_; }
-  void use_layouts(const std::vector<bool>& in, bool out) override {
-    x_blocked_ = !in.empty() && in[0];
-    y_blocked_ = out;
-  }
 
   bool run(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -38,15 +28,8 @@ class FastUnary : public FastKernel {
         (i == 1 ? alpha : beta) = t.data<float>()[0];
       }
     }
-    const UnaryLoop loop = vec_loops().unary[static_cast<int>(op_)];
-    if (x_blocked_ || y_blocked_) {
-      ctx.set_output(0, blocked_elementwise({{&x, x_blocked_}}, x.shape(), y_blocked_,
-                                            [&](const std::vector<const float*>& in, float* out, int64_t n) {
-                                              loop(in[0], out, n, alpha, beta);
-                                            }));
-      return true;
-    }
     Tensor y = uninit_tensor(DType::Float32, x.shape());
+    const UnaryLoop loop = vec_loops().unary[static_cast<int>(op_)];
     const float* px = x.data<float>();
     float* py = y.data<float>();
     parallel_chunks(x.numel(), [&](int64_t b, int64_t e) { loop(px + b, py + b, e - b, alpha, beta); });
@@ -57,8 +40,6 @@ class FastUnary : public FastKernel {
  private:
   UnaryOp op_;
   float alpha_, beta_;
-  bool blockable_;
-  bool x_blocked_ = false, y_blocked_ = false;
 };
 
 // alpha_attr / beta_attr: the op's float attributes read into the loop's parameters ("" = none).
@@ -74,11 +55,7 @@ FastKernelFactory factory(UnaryOp op, const char* alpha_attr = "", const char* b
     }
     if (*alpha_attr) alpha = a.attr_float(alpha_attr);
     if (*beta_attr) beta = a.attr_float(beta_attr);
-    bool blockable = info.is_f32_rank(0, 4);
-    for (size_t i = 1; i < info.node.inputs.size(); ++i)
-      blockable = blockable && (!info.has_input(i) || (info.constant(i) && info.constant(i)->dtype() == DType::Float32 &&
-                                                        info.constant(i)->numel() == 1));
-    return std::make_unique<FastUnary>(op, alpha, beta, blockable);
+    return std::make_unique<FastUnary>(op, alpha, beta);
   };
 }
 
