@@ -1,9 +1,9 @@
 #include "passes/rewriter.h"
 
 #include <algorithm>
-#include <queue>
 
 #include "core/graph_reads.h"
+#include "core/graph_sort.h"
 
 namespace ms::passes {
 namespace {
@@ -150,48 +150,11 @@ void Rewriter::require_domain(const std::string& domain, int64_t version) {
 
 void Rewriter::reindex() {
   Graph& g = m_.graph;
-  // Stable topological order: among the nodes whose inputs are ready, the earliest first.
-  std::unordered_map<std::string, size_t> prod;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const auto& o : g.nodes[i].outputs)
-      if (!o.empty()) prod[o] = i;
-  std::vector<std::vector<size_t>> users(g.nodes.size());
-  std::vector<size_t> pending(g.nodes.size(), 0);
+  sort_nodes_topologically(g);  // a cycle (invalid input) keeps its order; the verifier reports it
   std::vector<std::set<std::string>> reads(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     reads[i] = subgraph_reads(g.nodes[i]);
-    for (const auto& in : g.nodes[i].inputs) reads[i].insert(in);
-    std::set<size_t> deps;
-    for (const auto& r : reads[i]) {
-      auto it = prod.find(r);
-      if (it != prod.end() && it->second != i) deps.insert(it->second);
-    }
-    pending[i] = deps.size();
-    for (size_t d : deps) users[d].push_back(i);
-  }
-  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (pending[i] == 0) ready.push(i);
-  std::vector<size_t> order;
-  while (!ready.empty()) {
-    size_t i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (size_t u : users[i])
-      if (--pending[u] == 0) ready.push(u);
-  }
-  if (order.size() == g.nodes.size()) {  // a cycle (invalid input) keeps its order; the verifier reports it
-    bool sorted = std::is_sorted(order.begin(), order.end());
-    if (!sorted) {
-      std::vector<Node> nodes;
-      std::vector<std::set<std::string>> r2;
-      for (size_t i : order) {
-        nodes.push_back(std::move(g.nodes[i]));
-        r2.push_back(std::move(reads[i]));
-      }
-      g.nodes = std::move(nodes);
-      reads = std::move(r2);
-    }
+    reads[i].insert(g.nodes[i].inputs.begin(), g.nodes[i].inputs.end());
   }
   producer_.clear();
   consumers_.clear();

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/graph_sort.h"
 #include "formats/onnx/onnx_tensor.h"
 
 namespace ms::onnx_format {
@@ -86,6 +87,7 @@ Graph import_graph(const onnx::GraphProto& g, const ImportCtx& ctx) {
     }
     out.nodes.push_back(std::move(node));
   }
+  sort_nodes_topologically(out);  // the format asks for sorted nodes, but not every exporter obliges
   return out;
 }
 
