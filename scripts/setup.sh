@@ -9,6 +9,7 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler  # the TFLite importer's schema (flatc at build time)
   libonnx-dev libonnx-testdata
   libfmt-dev nlohmann-json3-dev libcli11-dev
+  libdnnl-dev  # oneDNN: the fast runtime's convolution, matmul and pooling kernels
   libgtest-dev libbenchmark-dev
   python3  # ms lint parses network sources with python3's own ast module
 )
