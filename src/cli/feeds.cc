@@ -1,50 +1,21 @@
 #include "cli/feeds.h"
 
-#include <random>
-
+#include "analysis/input_samples.h"
 #include "cli/cli_util.h"
 #include "formats/io/tensor_file.h"
 
 namespace ms::cli {
 
-namespace {
-
-// Seeded inputs for a quick smoke run when no data is given: floats in [0,1), integers in [0,10).
-Tensor random_input(const ValueInfo& in, std::mt19937& rng) {
-  if (in.type.kind != TypeInfo::Kind::Tensor || !in.type.has_static_shape())
-    fail("input '{}' is {}: give its data with --inDataFile (random data needs a static shape)", in.name,
-         in.type.str());
-  Tensor t(in.type.dtype, in.type.static_shape());
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    double v = u(rng);
-    switch (t.dtype()) {
-      case DType::Float32: t.data<float>()[i] = static_cast<float>(v); break;
-      case DType::Float64: t.data<double>()[i] = v; break;
-      case DType::Float16: t.data<float16_t>()[i] = float16_t(static_cast<float>(v)); break;
-      case DType::Int64: t.data<int64_t>()[i] = static_cast<int64_t>(v * 10); break;
-      case DType::Int32: t.data<int32_t>()[i] = static_cast<int32_t>(v * 10); break;
-      case DType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(v * 10); break;
-      case DType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(v * 10); break;
-      case DType::Bool: t.data<bool>()[i] = v < 0.5; break;
-      default: fail("input '{}' of {} needs data from --inDataFile", in.name, dtype_name(t.dtype()));
-    }
-  }
-  return t;
-}
-
-}  // namespace
-
 std::vector<Value> read_feeds(const Session& session, const std::string& list) {
   const auto& inputs = session.inputs();
   std::vector<Value> feeds;
   if (list.empty()) {
-    std::mt19937 rng(42);
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (session.input_has_default(i)) break;
-      feeds.push_back(random_input(inputs[i], rng));
-    }
-    return feeds;
+    // Seeded inputs for a quick run when no data is given (floats in [0,1), integers in [0,9]).
+    std::vector<ValueInfo> required;
+    for (size_t i = 0; i < inputs.size() && !session.input_has_default(i); ++i) required.push_back(inputs[i]);
+    analysis::RandomInputOptions random;
+    random.seed = 42;
+    return analysis::random_inputs(required, random).sample(0);
   }
   auto files = split_list(list);
   size_t required = 0;
