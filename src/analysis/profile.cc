@@ -46,13 +46,14 @@ ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfil
   }
   for (const auto& run : runs) {
     p.wall_ms += run.wall_us / 1000.0;
+    p.arena_bytes = std::max(p.arena_bytes, run.arena_bytes);
     for (const auto& r : run.nodes) {
       NodeProfile& np = p.nodes[r.node_index];
       const Node& node = g.nodes[r.node_index];
       np.ms += r.duration_us / 1000.0;
       np.kernel = r.kernel;
       np.scratch_bytes = std::max(np.scratch_bytes, r.scratch_bytes);
-      p.arena_peak_bytes = std::max(p.arena_peak_bytes, r.live_bytes);
+      p.arena_peak_bytes = std::max(p.arena_peak_bytes, run.arena_bytes + r.live_bytes);
       if (&run == &runs.front()) {
         const OpDef* def = reg.find(node.domain, node.op_type);
         np.flops = def ? op_flops(node, *def, r.input_shapes, r.output_shapes) : 0;
@@ -90,8 +91,9 @@ std::string profile_text(const ProfileSummary& p, size_t top_nodes) {
   out += fmt::format("profile over {} run(s): wall {:.3f} ms, per-op sum {:.3f} ms ({:.1f}% of wall), {:.2f} GFLOP, {:.1f} GFLOP/s\n",
                      p.runs, p.wall_ms, p.node_sum_ms, p.wall_ms > 0 ? 100.0 * p.node_sum_ms / p.wall_ms : 0.0,
                      p.flops / 1e9, p.wall_ms > 0 ? p.flops / (p.wall_ms * 1e6) : 0.0);
-  out += fmt::format("memory: activation peak {}, weights {}, largest per-op temporary {}; {} of {} nodes on fast kernels\n\n",
-                     fmt_bytes(static_cast<double>(p.arena_peak_bytes)), fmt_bytes(static_cast<double>(p.weight_bytes)),
+  out += fmt::format("memory: activation peak {} (arena {}), weights {}, largest per-op temporary {}; {} of {} nodes on fast kernels\n\n",
+                     fmt_bytes(static_cast<double>(p.arena_peak_bytes)), fmt_bytes(static_cast<double>(p.arena_bytes)),
+                     fmt_bytes(static_cast<double>(p.weight_bytes)),
                      fmt_bytes(static_cast<double>(p.max_scratch_bytes)), p.fast_nodes, p.nodes.size());
   report::TextTable types({"op type", "count", "time ms", "share", "GFLOP", "GFLOP/s", "bytes moved"});
   for (const auto& t : p.types)
@@ -119,6 +121,7 @@ nlohmann::json profile_json(const ProfileSummary& p) {
   j["op_sum_ms"] = p.node_sum_ms;
   j["gflop"] = p.flops / 1e9;
   j["arena_peak_bytes"] = p.arena_peak_bytes;
+  j["arena_bytes"] = p.arena_bytes;
   j["weight_bytes"] = p.weight_bytes;
   j["max_temporary_bytes"] = p.max_scratch_bytes;
   j["fast_nodes"] = p.fast_nodes;

@@ -37,7 +37,9 @@ struct ProfileSummary {
   double wall_ms = 0;      // mean wall time of a run
   double node_sum_ms = 0;  // mean of the summed node times of a run
   double flops = 0;
-  size_t arena_peak_bytes = 0;  // most bytes of intermediate tensors alive at once
+  // The activation arena plus the most bytes of intermediate tensors alive at once outside it.
+  size_t arena_peak_bytes = 0;
+  size_t arena_bytes = 0;  // the liveness-planned activation arena (largest over the runs)
   size_t weight_bytes = 0;      // initializers
   size_t max_scratch_bytes = 0;
   size_t fast_nodes = 0;

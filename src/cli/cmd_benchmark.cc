@@ -113,6 +113,7 @@ int cmd_benchmark(const Args& args) {
     nlohmann::json j = {{"model", model_file}, {"threads", opts.num_threads}, {"loops", loops}, {"warmup_loops", warmup},
                         {"min_ms", lat.min_ms}, {"median_ms", lat.median_ms}, {"mean_ms", lat.mean_ms},
                         {"p99_ms", lat.p99_ms}, {"max_ms", lat.max_ms}, {"peak_rss_mb", peak_rss_mb()},
+                        {"arena_mb", static_cast<double>(session.arena_bytes()) / (1024.0 * 1024.0)},
                         {"kernels", opts.reference_kernels ? "reference" : "fast"}};
     bool accuracy_ok = true;
     if (!refs.empty()) {
@@ -139,7 +140,8 @@ int cmd_benchmark(const Args& args) {
                                opts.num_threads, opts.reference_kernels ? "reference" : "fast");
       std::cout << fmt::format("latency ms: min {:.3f}  median {:.3f}  mean {:.3f}  p99 {:.3f}  max {:.3f}\n", lat.min_ms,
                                lat.median_ms, lat.mean_ms, lat.p99_ms, lat.max_ms);
-      std::cout << fmt::format("peak memory (RSS): {:.1f} MB\n", peak_rss_mb());
+      std::cout << fmt::format("peak memory (RSS): {:.1f} MB; activation arena {:.1f} MB\n", peak_rss_mb(),
+                               static_cast<double>(session.arena_bytes()) / (1024.0 * 1024.0));
       if (!refs.empty())
         for (const auto& o : j["outputs"])
           std::cout << fmt::format("output '{}': mean relative error {:.6f}%\n", o["name"].get<std::string>(),

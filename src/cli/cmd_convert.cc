@@ -17,6 +17,10 @@ int cmd_convert(const Args& args) {
   app.add_option("--inputShape", o.input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--outputNames", output_names, "keep only these outputs: \"a,b\" (TF: node or node:k; default: the unconsumed nodes)");
   app.add_option("--inputLayout", o.input_layout, "TF/TFLITE: layout of 4-D inputs in the result, NHWC (default, as in the file) | NCHW");
+  app.add_flag("--keepLayout", o.keep_layout,
+               "TF/TFLITE: keep every tensor of the file in its layout (NHWC) under its name: inputs and outputs as in the "
+               "file, and the Transposes around each channels-first op are not cancelled (for layer-by-layer comparison "
+               "with the original; --optimize general merges them again). Excludes --inputLayout NCHW");
   app.add_option("--optimize", o.optimize, "none | basic (default: constant folding, dead-node removal) | general");
   app.add_option("--fp16", fp16, "on: store float32 weights as float16 (default off)");
   return run_command(app, args, [&] {

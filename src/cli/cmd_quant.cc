@@ -1,20 +1,27 @@
 // ms quant: post-training quantization (DESIGN.md §7, src/quant/). Calibrates the float model on
-// --inputFile samples (FULL_QUANT), rewrites it as a QDQ model, measures the output cosine of the
-// quantized model against the float one on the same samples, and writes it (temporary file renamed
-// into place). This step writes ONNX QDQ only; MindIR quant_params are a later step.
+// --inputFile samples (FULL_QUANT), optionally corrects biases, rewrites it as a QDQ model,
+// measures the loss of the quantized model against the float one on the evaluation samples, ranks
+// layers by sensitivity and keeps the most sensitive ones float until --maxAccuracyLoss holds, and
+// writes the model (temporary file renamed into place) and an optional report.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 
 #include "analysis/input_samples.h"
-#include "analysis/metrics.h"
+#include "analysis/labels.h"
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "formats/model_io.h"
 #include "passes/basic_passes.h"
+#include "quant/accuracy.h"
+#include "quant/bias_correction.h"
 #include "quant/calibrate.h"
+#include "quant/config_file.h"
 #include "quant/quantizer.h"
+#include "quant/sensitivity.h"
+#include "report/quant_report.h"
 #include "runtime/session.h"
 
 namespace ms::cli {
@@ -38,33 +45,40 @@ ModelFormat quant_output_format(const std::string& save_type, const std::string&
   return f;
 }
 
-// Mean over samples of the cosine of each output, and the worst single (output, sample) cosine.
-struct Agreement {
-  double mean_cosine = 1, min_cosine = 1;
-  size_t samples = 0;
-};
-Agreement measure(const Model& fp, const Model& q, const analysis::InputSamples& samples, SessionOptions so) {
-  Session a(std::make_shared<const Model>(fp), so), b(std::make_shared<const Model>(q), so);
-  Agreement r;
-  double sum = 0;
-  size_t n = 0;
-  for (size_t s = 0; s < samples.count(); ++s) {
-    const auto feeds = samples.sample(s);
-    const auto ra = a.run(feeds), rb = b.run(feeds);
-    for (size_t i = 0; i < ra.size(); ++i) {
-      if (!ra[i].is_tensor() || !rb[i].is_tensor()) continue;
-      const auto m = analysis::compare_tensors(rb[i].tensor, ra[i].tensor, {});
-      if (!m.comparable) continue;
-      sum += m.cosine, ++n;
-      r.min_cosine = std::min(r.min_cosine, m.cosine);
-    }
-  }
-  r.mean_cosine = n ? sum / n : 1;
-  r.samples = samples.count();
-  return r;
+std::string size_str(uintmax_t b) { return fmt::format("{:.2f} MiB", b / 1048576.0); }
+
+// The first `limit` samples of `all` (calibrate_size).
+analysis::InputSamples first_samples(std::shared_ptr<analysis::InputSamples> all, size_t limit, size_t inputs) {
+  std::vector<analysis::InputSamples::Column> cols;
+  for (size_t c = 0; c < inputs; ++c)
+    cols.push_back({std::min(limit, all->count()), [all, c](size_t i) { return all->sample(i).at(c); },
+                    [all](size_t i) { return all->label(i); }});
+  return analysis::InputSamples(std::move(cols));
 }
 
-std::string size_str(uintmax_t b) { return fmt::format("{:.2f} MiB", b / 1048576.0); }
+// Sets each option the command line did not give from the config file, through CLI11 so that the
+// option's own checks run on the file's value too.
+void apply_config(CLI::App& app, const quant::QuantConfigFile& cfg, const std::string& path) {
+  for (const auto& [flag, value] : cfg.flags) {
+    CLI::Option* o = app.get_option(flag);
+    if (o->count() > 0) continue;  // the command line wins
+    try {
+      o->add_result(value);
+      o->run_callback();
+    } catch (const CLI::Error& e) {
+      fail("--configFile {}: {} = '{}': {}", path, flag, value, e.what());
+    }
+  }
+}
+
+std::string format_loss(quant::AccuracyMetric m, double loss) {
+  switch (m) {
+    case quant::AccuracyMetric::Cosine: return fmt::format("{:.6f} (1 - cosine)", loss);
+    case quant::AccuracyMetric::Psnr: return fmt::format("{:.2f} dB below {:.0f} dB", loss, quant::kPsnrLossReferenceDb);
+    case quant::AccuracyMetric::Top1: return fmt::format("{:.2f} top-1 points", loss);
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -72,20 +86,24 @@ int cmd_quant(const Args& args) {
   CLI::App app("Post-training quantization: calibrate, rewrite as QuantizeLinear/DequantizeLinear, measure", "quant");
   std::string model_file, output_file, input_file, quant_type, save_type, calib = "MAX_MIN", per_channel = "true",
                                                                               skip_nodes, skip_types, input_shape;
+  std::string bias_correction = "true", metric_name = "cosine", eval_file, labels_file, config_file, report_file,
+              sensitivity = "false";
   int bit_num = 8;
   double percentile = 99.99;
+  double max_loss = -1;
   bool symmetric = false;
-  int64_t min_size = 0;
+  int64_t min_size = 0, min_channels = 0;
   int threads = 0;
   app.add_option("--modelFile", model_file, "float model (.onnx or .mindir)")->required();
   app.add_option("--outputFile", output_file, "quantized model (ONNX QDQ)")->required();
-  app.add_option("--quantType", quant_type, "FULL_QUANT | WEIGHT_QUANT")->required();
+  app.add_option("--quantType", quant_type, "FULL_QUANT | WEIGHT_QUANT (required here or in --configFile)");
   app.add_option("--inputFile", input_file,
-                 "calibration data, one file per model input, comma-separated: .bin (float32 samples back to back) or "
-                 ".npy with a leading sample axis (required for FULL_QUANT; WEIGHT_QUANT uses it for the accuracy figure)");
+                 "calibration data, one file per model input, comma-separated: .bin (float32 samples back to back), "
+                 ".npy with a leading sample axis, or a folder of one-sample files (required for FULL_QUANT; "
+                 "WEIGHT_QUANT uses it for the accuracy figure)");
   app.add_option("--saveType", save_type, "ONNX (MINDIR is a later step); default from --outputFile's extension");
   app.add_option("--bitNum", bit_num, "weight bits (8)");
-  app.add_option("--calibMethod", calib, "MAX_MIN (default) | PERCENTILE | KL | MSE");
+  app.add_option("--calibMethod", calib, "activation ranges: MAX_MIN (default) | PERCENTILE | KL | MSE");
   app.add_option("--percentile", percentile, "PERCENTILE: the percentile kept at each end (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
   app.add_option("--perChannel", per_channel, "per-channel weight scales: true (default) | false");
@@ -94,25 +112,56 @@ int cmd_quant(const Args& args) {
   app.add_option("--skipOpTypes", skip_types, "op types to keep in float, comma-separated (e.g. MatMul)");
   app.add_option("--minQuantWeightSize", min_size, "weights with fewer elements stay float (default 0)")
       ->check(CLI::Range(int64_t(0), std::numeric_limits<int64_t>::max()));
+  app.add_option("--minQuantWeightChannel", min_channels, "weights with fewer output channels stay float (default 0)")
+      ->check(CLI::Range(int64_t(0), std::numeric_limits<int64_t>::max()));
+  app.add_option("--biasCorrection", bias_correction,
+                 "fold the expected output shift of weight rounding, E[(W_q - W) x] per output channel (from the "
+                 "calibration inputs' channel means), into Conv/Gemm biases: true (default) | false");
+  app.add_option("--maxAccuracyLoss", max_loss,
+                 "loss budget: rank layers by sensitivity and keep the most sensitive float, the fewest needed, until "
+                 "the loss on the evaluation samples is at most this (see --accuracyMetric)")
+      ->check(CLI::Range(0.0, std::numeric_limits<double>::max()));
+  app.add_option("--accuracyMetric", metric_name,
+                 "how the loss against the float model is measured, worst output counts: cosine (default): 1 - mean "
+                 "cosine; psnr: dB below 60 dB, max(0, 60 - mean PSNR), so 22 asks for PSNR >= 38 dB; top1: top-1 "
+                 "points lost, 100 * (1 - argmax agreement), or float accuracy minus quantized accuracy with --labels");
+  app.add_option("--evalFile", eval_file, "evaluation samples for the loss (default: the calibration samples), as --inputFile");
+  app.add_option("--labels", labels_file, "top1 with ground truth: one integer class per row of class scores (.npy or text)");
+  app.add_option("--sensitivity", sensitivity,
+                 "rank every quantized layer by the loss it causes alone, even without --maxAccuracyLoss: true | false (default)");
+  app.add_option("--configFile", config_file,
+                 "MindSpore Lite quantization config (INI: [common_quant_param], [full_quant_param], "
+                 "[data_preprocess_param]); command-line flags override it");
+  app.add_option("--report", report_file, "per-layer report: q.json (JSON) or q.html (self-contained page)");
   app.add_option("--inputShape", input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--numThreads", threads, "threads for calibration and measurement (0 = default)");
   return run_command(app, args, [&] {
+    std::optional<quant::QuantConfigFile> cfg;
+    if (!config_file.empty()) {
+      cfg = quant::read_quant_config(config_file);
+      apply_config(app, *cfg, config_file);
+    }
+    if (quant_type.empty()) fail("--quantType is required (FULL_QUANT or WEIGHT_QUANT), on the command line or as quant_type in --configFile");
     quant::QuantOptions opts;
     opts.type = quant::parse_quant_type(quant_type);
     opts.bit_num = bit_num;
     opts.per_channel = parse_bool("--perChannel", per_channel);
     opts.symmetric = symmetric;
     opts.min_quant_weight_size = min_size;
+    opts.min_quant_weight_channel = min_channels;
     for (const auto& s : split_list(skip_nodes)) opts.skip_nodes.insert(s);
     for (const auto& s : split_list(skip_types)) opts.skip_op_types.insert(s);
     quant::CalibOptions copts;
     copts.method = quant::parse_calib_method(calib);
     copts.percentile = percentile;
     copts.session.num_threads = threads;
+    const bool correct_bias = parse_bool("--biasCorrection", bias_correction);
+    const bool want_sensitivity = parse_bool("--sensitivity", sensitivity) || max_loss >= 0;
+    const quant::AccuracyMetric metric = quant::parse_accuracy_metric(metric_name);
     if (bit_num != 8) fail_unsupported("--bitNum {}: only 8-bit quantization is implemented so far", bit_num);
+    if (!labels_file.empty() && metric != quant::AccuracyMetric::Top1) fail("--labels needs --accuracyMetric top1");
+    if (!report_file.empty() && std::filesystem::is_directory(report_file)) fail("--report {} is a folder; give a .json or .html file", report_file);
     const ModelFormat out_fmt = quant_output_format(save_type, output_file);
-    if (opts.type == quant::QuantType::Full && input_file.empty())
-      fail("FULL_QUANT needs calibration data: give --inputFile calib.bin (one file per model input)");
     if (std::filesystem::exists(output_file) && std::filesystem::exists(model_file) &&
         std::filesystem::equivalent(output_file, model_file))
       fail("--outputFile {} is the input model; choose another path", output_file);
@@ -120,28 +169,91 @@ int cmd_quant(const Args& args) {
     Model m = load_model(model_file);
     if (!input_shape.empty()) apply_input_shapes(m, input_shape);
     quant::check_skip_nodes(m, opts);
+    if (input_file.empty() && cfg && !cfg->calibrate_path.empty()) {
+      // calibrate_path names the model inputs; --inputFile takes them in graph input order.
+      std::vector<std::string> files;
+      for (const auto& in : analysis::required_inputs(m.graph)) {
+        auto it = std::find_if(cfg->calibrate_path.begin(), cfg->calibrate_path.end(), [&](const auto& p) { return p.first == in.name; });
+        if (it == cfg->calibrate_path.end()) fail("--configFile {}: calibrate_path has no folder for model input '{}'", config_file, in.name);
+        files.push_back(it->second);
+      }
+      for (const auto& [name, dir] : cfg->calibrate_path)
+        if (std::none_of(m.graph.inputs.begin(), m.graph.inputs.end(), [&](const ValueInfo& v) { return v.name == name; }))
+          fail("--configFile {}: calibrate_path names '{}', which is not an input of the model", config_file, name);
+      for (size_t i = 0; i < files.size(); ++i) input_file += (i ? "," : "") + files[i];
+    }
+    if (opts.type == quant::QuantType::Full && input_file.empty())
+      fail("FULL_QUANT needs calibration data: give --inputFile calib.bin (one file per model input)");
+    if (max_loss >= 0 && input_file.empty() && eval_file.empty())
+      fail("--maxAccuracyLoss needs samples to measure the loss on: give --inputFile or --evalFile");
     const Model fp = m;
     // Weights held by Constant nodes (PaddlePaddle exports) become initializers the quantizer can
     // rewrite; the float reference `fp` stays as loaded.
     passes::run_basic_pipeline(m);
     std::optional<analysis::InputSamples> samples;
-    if (!input_file.empty()) samples.emplace(analysis::open_input_files(m.graph, split_list(input_file)));
+    if (!input_file.empty()) {
+      samples.emplace(analysis::open_input_files(m.graph, split_list(input_file)));
+      if (cfg && cfg->calibrate_size && *cfg->calibrate_size < samples->count()) {
+        auto all = std::make_shared<analysis::InputSamples>(std::move(*samples));
+        samples.emplace(first_samples(all, *cfg->calibrate_size, analysis::required_inputs(m.graph).size()));
+      }
+    }
+    std::optional<analysis::InputSamples> eval_samples;
+    if (!eval_file.empty()) eval_samples.emplace(analysis::open_input_files(m.graph, split_list(eval_file)));
+    const analysis::InputSamples* eval = eval_samples ? &*eval_samples : samples ? &*samples : nullptr;
+    std::optional<std::vector<int64_t>> labels;
+    if (!labels_file.empty()) labels = analysis::read_labels(labels_file);
+
     std::cout << fmt::format("quant {} ({}, {})\n", model_file, quant_type,
                              opts.type == quant::QuantType::Full ? quant::calib_method_name(copts.method) : "weights only");
 
-    std::map<std::string, quant::Range> ranges;
     const auto acts = quant::activations_to_calibrate(m, opts);
-    if (!acts.empty()) {
+    const auto mean_inputs = correct_bias && samples ? quant::bias_correction_inputs(m, opts) : std::map<std::string, int>{};
+    quant::CalibStats stats;
+    if ((!acts.empty() || !mean_inputs.empty()) && samples) {
       copts.progress = [](size_t done, size_t total) {
         std::cerr << fmt::format("\rcalibrating {}/{} samples", done, total) << (done == total ? "\n" : "") << std::flush;
       };
-      ranges = quant::calibrate(m, acts, *samples, copts);
+      stats = quant::calibrate_stats(m, acts, mean_inputs, *samples, copts);
     }
-    const quant::QuantSummary sum = quant::quantize_model(m, opts, ranges);
-    std::optional<Agreement> agree;
-    if (samples) agree = measure(fp, m, *samples, copts.session);
+    std::map<std::string, quant::Range> ranges;
+    for (const auto& [n, a] : stats.activations) ranges[n] = a.range;
 
-    const std::string written = save_model(m, output_file, out_fmt);
+    std::vector<quant::BiasCorrection> corrections;
+    quant::QuantSummary sum;
+    // The quantized model with `float_layers` kept float; bias correction applies to the layers
+    // whose weights are quantized.
+    auto build_with = [&](const std::set<std::string>& float_layers, const std::string& why, bool keep) {
+      Model q = m;
+      quant::QuantOptions o = opts;
+      for (const auto& l : float_layers) o.keep_float.emplace(l, why);
+      auto c = correct_bias ? quant::correct_biases(q, o, stats.channel_means) : std::vector<quant::BiasCorrection>{};
+      auto s = quant::quantize_model(q, o, ranges);
+      if (keep) corrections = std::move(c), sum = std::move(s);
+      return q;
+    };
+    const quant::BuildQuantized build = [&](const std::set<std::string>& f) { return build_with(f, "", false); };
+
+    std::optional<quant::AccuracyProbe> probe;
+    if (eval) probe.emplace(fp, *eval, metric, copts.session, labels);
+    std::vector<quant::LayerSensitivity> ranking;
+    std::optional<quant::FallbackResult> fallback;
+    if (want_sensitivity && probe) {
+      const auto layers = quant::quantizable_nodes(m, opts);
+      ranking = quant::rank_layers(layers, build, *probe, [](size_t done, size_t total) {
+        std::cerr << fmt::format("\rsensitivity {}/{} layers", done, total) << (done == total ? "\n" : "") << std::flush;
+      });
+      if (max_loss >= 0) fallback = quant::fit_loss_budget(ranking, max_loss, build, *probe);
+    }
+    std::set<std::string> reverted;
+    if (fallback) reverted.insert(fallback->reverted.begin(), fallback->reverted.end());
+    const std::string fallback_why = fmt::format("sensitivity fallback for --maxAccuracyLoss {} ({})", max_loss, metric_name);
+    Model q = build_with(reverted, fallback_why, true);
+    std::optional<quant::AccuracyScore> score;
+    if (fallback) score = fallback->final_score;
+    else if (probe) score = probe->score(q);
+
+    const std::string written = save_model(q, output_file, out_fmt);
     std::error_code ec;
     const auto before = std::filesystem::file_size(model_file, ec);
     const auto after = std::filesystem::file_size(written, ec);
@@ -150,11 +262,95 @@ int cmd_quant(const Args& args) {
     std::cout << fmt::format("  weights quantized:     {} -> {}\n", size_str(sum.weight_bytes_before), size_str(sum.weight_bytes_after));
     if (!ec && before > 0)
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
+    if (correct_bias) std::cout << fmt::format("  bias corrected:        {} layer(s)\n", corrections.size());
     for (const auto& k : sum.kept_float) std::cout << "  kept float:            " << k << "\n";
-    if (agree)
-      std::cout << fmt::format("  output cosine vs fp32: mean {:.6f}, min {:.6f} over {} sample(s) of {}\n", agree->mean_cosine,
-                               agree->min_cosine, agree->samples, input_file);
+    if (!ranking.empty()) {
+      std::cout << fmt::format("  most sensitive layers (loss with only that layer quantized, {}):\n", metric_name);
+      for (size_t i = 0; i < ranking.size() && i < 10; ++i)
+        std::cout << fmt::format("    {:>3}  {:<40} {}\n", i + 1, ranking[i].node, format_loss(metric, ranking[i].loss));
+    }
+    if (fallback) {
+      std::cout << fmt::format("  loss, all quantized:   {}\n", format_loss(metric, fallback->all_quantized.loss));
+      std::cout << fmt::format("  loss, after fallback:  {} with {} layer(s) float: budget {} {}\n",
+                               format_loss(metric, fallback->final_score.loss), fallback->reverted.size(), max_loss,
+                               fallback->met ? "met" : "NOT met (every layer float)");
+    }
+    const std::string eval_name = !eval_file.empty() ? eval_file : input_file;
+    if (score) {
+      std::cout << fmt::format("  output cosine vs fp32: mean {:.6f}, min {:.6f} over {} sample(s) of {}\n", score->mean_cosine,
+                               score->min_cosine, eval->count(), eval_name);
+      std::cout << fmt::format("  output PSNR vs fp32:   {:.2f} dB (mean)\n", score->mean_psnr);
+      if (score->top1 && metric == quant::AccuracyMetric::Top1) std::cout << fmt::format("  top-1 {}:        {:.4f}\n", labels ? "accuracy" : "agreement", *score->top1);
+    }
     std::cout << "  written:               " << written << "\n";
+
+    if (!report_file.empty()) {
+      report::QuantReport r;
+      r.model_file = model_file, r.output_file = written, r.quant_type = quant_type;
+      r.calib_method = opts.type == quant::QuantType::Full ? quant::calib_method_name(copts.method) : "weights only";
+      r.metric = metric_name;
+      r.calibration_samples = samples ? samples->count() : 0;
+      r.evaluation_samples = eval ? eval->count() : 0;
+      r.evaluation_file = eval_name;
+      if (max_loss >= 0) r.budget = max_loss;
+      if (fallback) {
+        r.loss_all_quantized = fallback->all_quantized.loss;
+        r.budget_met = fallback->met;
+        for (const auto& s : fallback->steps) r.fallback_steps.push_back({s.reverted, s.score.loss});
+      }
+      if (score) {
+        r.loss_final = score->loss, r.mean_cosine = score->mean_cosine, r.min_cosine = score->min_cosine;
+        r.mean_psnr = score->mean_psnr, r.top1 = score->top1;
+      }
+      r.size_before = before, r.size_after = after;
+      r.weight_bytes_before = sum.weight_bytes_before, r.weight_bytes_after = sum.weight_bytes_after;
+      std::map<std::string, std::string> why = sum.why_float;
+      std::map<std::string, std::pair<double, int>> sens;
+      for (size_t i = 0; i < ranking.size(); ++i) sens[ranking[i].node] = {ranking[i].loss, int(i) + 1};
+      std::map<std::string, double> shifts;
+      for (const auto& c : corrections) shifts[c.node] = c.max_shift;
+      quant::QuantOptions all = opts;  // every candidate, whatever kept it float
+      all.skip_nodes.clear(), all.skip_op_types.clear(), all.min_quant_weight_size = 0, all.min_quant_weight_channel = 0;
+      std::map<std::string, quant::WeightSite> sites;
+      for (const auto& s : quant::weight_sites(m, all)) sites.emplace(m.graph.nodes[s.node].name, s);
+      const auto quantized = quant::quantizable_nodes(m, opts);
+      for (const auto& node : m.graph.nodes) {
+        const bool is_site = sites.count(node.name);
+        const bool is_quantized = std::find(quantized.begin(), quantized.end(), node.name) != quantized.end() && !reverted.count(node.name);
+        if (!is_site && !is_quantized && !why.count(node.name)) continue;
+        report::QuantReportLayer l;
+        l.node = node.name, l.op = node.op_type;
+        l.precision = is_quantized ? "int8" : "float";
+        if (!is_quantized) l.why_float = why.count(node.name) ? why[node.name] : "not quantizable (no float32 weight or activation)";
+        if (is_quantized && is_site) {
+          const auto& s = sites.at(node.name);
+          const auto qw = quant::quantize_site_weight(m.graph.initializers.at(s.weight), s.spec, opts);
+          const float* sc = qw.scale.data<float>();
+          l.weight_channels = int(qw.scale.numel());
+          l.weight_scale_min = *std::min_element(sc, sc + qw.scale.numel());
+          l.weight_scale_max = *std::max_element(sc, sc + qw.scale.numel());
+        }
+        if (is_quantized)
+          for (const auto& in : node.inputs) {
+            auto a = stats.activations.find(in);
+            if (a == stats.activations.end() || std::find(acts.begin(), acts.end(), in) == acts.end()) continue;
+            const auto p = quant::activation_params(a->second.range, opts.symmetric);
+            report::QuantReportActivation ra;
+            ra.tensor = in, ra.dtype = p.dtype == DType::Int8 ? "int8" : "uint8", ra.scale = p.scale, ra.zero_point = p.zero_point;
+            ra.lo = a->second.range.lo, ra.hi = a->second.range.hi;
+            ra.observed_lo = a->second.observed.lo, ra.observed_hi = a->second.observed.hi;
+            const double seen = double(ra.observed_hi) - double(ra.observed_lo);
+            ra.clipping_ratio = seen > 0 ? std::clamp(1 - (std::min(ra.hi, ra.observed_hi) - std::max(ra.lo, ra.observed_lo)) / seen, 0.0, 1.0) : 0;
+            ra.overflow_rate = a->second.overflow;
+            l.activations.push_back(ra);
+          }
+        if (auto it = sens.find(node.name); it != sens.end()) l.sensitivity = it->second.first, l.sensitivity_rank = it->second.second;
+        if (auto it = shifts.find(node.name); it != shifts.end()) l.bias_shift = it->second;
+        r.layers.push_back(std::move(l));
+      }
+      report::write_quant_report(r, report_file);
+      std::cout << "  report:                " << report_file << "\n";
+    }
     return 0;
   });
 }

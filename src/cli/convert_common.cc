@@ -106,6 +106,10 @@ std::string run_conversion(const ConvertOptions& o) {
   LoadOptions lo;
   lo.output_names = o.output_names;
   lo.input_layout = o.input_layout;
+  lo.keep_layout = o.keep_layout;
+  if (o.keep_layout && o.in_fmt != ModelFormat::TF && o.in_fmt != ModelFormat::TFLite)
+    fail("--keepLayout applies to --fmk TF and TFLITE models only");
+  if (o.keep_layout && o.input_layout != "NHWC") fail("--keepLayout keeps the inputs as in the file: it excludes --inputLayout {}", o.input_layout);
   if (o.input_layout != "NHWC" && o.in_fmt != ModelFormat::TF && o.in_fmt != ModelFormat::TFLite)
     fail("--inputLayout applies to --fmk TF and TFLITE models only");
   Model m = load_model(o.model_file, o.in_fmt, lo);

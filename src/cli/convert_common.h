@@ -16,6 +16,7 @@ struct ConvertOptions {
   std::string input_shape;           // "a:1,3,224,224;b:1,16"
   std::vector<std::string> output_names;  // keep only these outputs (empty = all)
   std::string input_layout = "NHWC";     // TFLite/TF rank-4 inputs: NHWC (as in the file) or NCHW
+  bool keep_layout = false;              // TFLite/TF: every tensor keeps the file's layout (--keepLayout)
   std::string optimize = "basic";    // none|basic|general
   bool fp16 = false;
   bool quiet = false;

@@ -471,8 +471,8 @@ size_t cancel_layout_transposes(Graph& g) {
   return removed;
 }
 
-void finish_imported_graph(Model& m) {
-  cancel_layout_transposes(m.graph);
+void finish_imported_graph(Model& m, bool keep_layout) {
+  if (!keep_layout) cancel_layout_transposes(m.graph);
   GraphInference gi = infer_graph(m);
   for (auto& o : m.graph.outputs)
     if (const TypeInfo* t = gi.type_of(m.graph, o.name)) o.type = *t;

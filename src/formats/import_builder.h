@@ -71,9 +71,9 @@ void emit_tf_resize(GraphBuilder& b, const std::string& x_nchw, const std::strin
 // Transposes were removed.
 size_t cancel_layout_transposes(Graph& g);
 
-// The importers' last step: cancel layout Transposes, then give the graph outputs the types that
-// shape inference finds.
-void finish_imported_graph(Model& m);
+// The importers' last step: cancel layout Transposes (unless keep_layout: `--keepLayout` keeps every
+// tensor of the file in its layout), then give the graph outputs the types that shape inference finds.
+void finish_imported_graph(Model& m, bool keep_layout = false);
 
 // --inputLayout NCHW: every rank-4 graph input becomes channels-first (its NHWC form is a Transpose
 // inside the graph, which cancel_layout_transposes then meets with the importer's own one), and the

@@ -46,7 +46,9 @@ Model load_model(const std::string& path, ModelFormat fmt, const LoadOptions& op
     case ModelFormat::TF: {
       if (opts.input_layout != "NHWC" && opts.input_layout != "NCHW")
         fail("input layout must be NHWC or NCHW, not '{}'", opts.input_layout);
-      Model m = fmt == ModelFormat::TF ? tf_format::load_tf(path, {opts.output_names}) : tflite_format::load_tflite(path);
+      if (opts.keep_layout && opts.input_layout != "NHWC") fail("keeping the file's layout excludes input layout {}", opts.input_layout);
+      Model m = fmt == ModelFormat::TF ? tf_format::load_tf(path, {opts.output_names, opts.keep_layout})
+                                       : tflite_format::load_tflite(path, opts.keep_layout);
       if (opts.input_layout == "NCHW") importer::inputs_to_channels_first(m);
       return m;
     }

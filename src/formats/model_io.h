@@ -18,6 +18,9 @@ struct LoadOptions {
   // TFLite/TF graphs: rank-4 inputs are NHWC as in the file, or "NCHW" (the IR's own layout, no
   // Transpose at the graph's entry).
   std::string input_layout = "NHWC";
+  // TFLite/TF graphs: every tensor of the file keeps its layout (NHWC) and name; the layout
+  // Transposes around each channels-first op are not cancelled. Excludes input_layout NCHW.
+  bool keep_layout = false;
 };
 Model load_model(const std::string& path, ModelFormat fmt = ModelFormat::Auto, const LoadOptions& opts = {});
 // Writes through a temporary file renamed into place. Returns the path written (a MindIR model whose

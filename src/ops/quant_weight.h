@@ -13,6 +13,14 @@ struct QuantWeightSpec {
   int channel_axis = 0;  // output-channel axis of that weight (for a weight of the given rank)
   // Inputs whose float activations a full quantization precedes with QuantizeLinear/DequantizeLinear.
   std::vector<int> activation_inputs;
+  // For bias correction (y = W x + b summed over the weight's reduction axis): the input holding a
+  // per-output-channel bias (-1: the op has none), the weight axis that is summed against the
+  // activation, the axis of input 0 that holds those channels, and the channel groups (Conv group).
+  int bias_input = -1;
+  int reduce_axis = -1;
+  int activation_channel_axis = -1;
+  int groups = 1;
+  double bias_scale = 1;  // the bias is added times this (Gemm beta)
 };
 
 // nullopt when the node (default domain only) has no quantizable weight. `weight_rank` is the rank

@@ -25,6 +25,8 @@ std::vector<std::unique_ptr<Pass>> general_pipeline() {
   // one node for fuse_activation to put it into FusedMatMul.
   p.push_back(make_fuse_layer_norm());
   p.push_back(make_fuse_gelu());
+  // HardSwish spelled out (x * Clip(x + 3, 0, 6) / 6) must be one node for fuse_activation too.
+  p.push_back(make_fuse_hard_swish());
   // Needs the constant Reshape shapes of fold_constants.
   p.push_back(make_fuse_attention());
   // BatchNormalization sits between Conv and its activation: fold it before fusing activations.

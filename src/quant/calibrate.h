@@ -23,6 +23,24 @@ struct CalibOptions {
   std::function<void(size_t done, size_t total)> progress;  // after each sample
 };
 
+// What calibration learnt about one activation.
+struct ActivationStats {
+  Range range;              // chosen by the method
+  Range observed;           // extremes seen
+  double overflow = 0;      // fraction of the values outside `range` (NaN when unknown)
+};
+
+struct CalibStats {
+  std::map<std::string, ActivationStats> activations;  // float32 tensors among the requested ones
+  // Mean over samples and positions of each channel, for tensors requested with their channel
+  // axis (bias correction): the channel axis is 1 for NCHW activations, the last for Gemm rows.
+  std::map<std::string, std::vector<double>> channel_means;
+};
+
+// One pass over the samples: ranges of `names` and channel means of `mean_axes` (tensor -> axis).
+CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
+                           const analysis::InputSamples& samples, const CalibOptions& opts);
+
 // The range of every tensor in `names` that is float32 in all samples (others are left out).
 std::map<std::string, Range> calibrate(const Model& m, const std::vector<std::string>& names,
                                        const analysis::InputSamples& samples, const CalibOptions& opts);

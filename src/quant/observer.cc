@@ -161,6 +161,20 @@ Range mse_range(const Histogram& h, int levels) {
   return Range{float(lo), float(hi)};
 }
 
+double Histogram::fraction_outside(double lo, double hi) const {
+  if (total_ == 0) return 0;
+  const std::vector<double> s = signed_counts();
+  const double origin = signed_origin();
+  double out = 0;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == 0) continue;
+    const double a = origin + double(k) * width_, b = a + width_;
+    const double below = std::clamp((lo - a) / width_, 0.0, 1.0), above = std::clamp((b - hi) / width_, 0.0, 1.0);
+    out += s[k] * std::min(1.0, below + above);
+  }
+  return std::min(1.0, out / total_);
+}
+
 Observer::Observer(CalibMethod method, double percentile) : method_(method), percentile_(percentile) {}
 
 void Observer::observe(const Tensor& t) {
@@ -178,6 +192,18 @@ void Observer::observe(const Tensor& t) {
   }
   hist_.add(x, n);
   seen_ = seen_ || hist_.total() > 0;
+}
+
+Range Observer::observed() const {
+  return method_ == CalibMethod::MaxMin ? Range{min_, max_} : Range{hist_.min(), hist_.max()};
+}
+
+double Observer::overflow(Range r) const {
+  const Range o = observed();
+  if (o.lo >= r.lo && o.hi <= r.hi) return 0;
+  // MAX_MIN keeps no histogram; its own range clips nothing, and anything else is out of reach.
+  if (method_ == CalibMethod::MaxMin) return std::numeric_limits<double>::quiet_NaN();
+  return hist_.fraction_outside(r.lo, r.hi);
 }
 
 Range Observer::range() const {

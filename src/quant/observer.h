@@ -41,6 +41,8 @@ class Histogram {
   // Signed bins from the most negative to the most positive: counts and the lower edge of bin 0.
   std::vector<double> signed_counts() const;
   double signed_origin() const { return -width_ * bins_per_side(); }
+  // The fraction of the values below lo or above hi (linear within a bin).
+  double fraction_outside(double lo, double hi) const;
 
  private:
   void grow_to(double magnitude);
@@ -68,6 +70,9 @@ class Observer {
   void observe(const Tensor& t);  // float32 only; other dtypes are InvalidInput
   bool empty() const { return !seen_; }
   Range range() const;
+  // The extremes seen, and the fraction of the values a range clips (0 for MAX_MIN's own range).
+  Range observed() const;
+  double overflow(Range r) const;
 
  private:
   CalibMethod method_;

@@ -65,4 +65,17 @@ QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits) {
   return r;
 }
 
+Tensor dequantize_weight(const QuantizedWeight& qw) {
+  Tensor w(DType::Float32, qw.q.shape());
+  const int64_t channels = qw.axis < 0 ? 1 : qw.q.dim(qw.axis);
+  int64_t inner = 1;
+  if (qw.axis >= 0)
+    for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
+  const int8_t* q = qw.q.data<int8_t>();
+  const float* s = qw.scale.data<float>();
+  float* out = w.data<float>();
+  for (int64_t k = 0; k < w.numel(); ++k) out[k] = float(q[k]) * s[qw.axis < 0 ? 0 : (k / inner) % channels];
+  return w;
+}
+
 }  // namespace ms::quant

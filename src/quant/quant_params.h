@@ -25,5 +25,7 @@ struct QuantizedWeight {
 // Symmetric, narrow range ([-127, 127] for 8 bits, so that -q is representable): per channel
 // along `axis`, or per tensor with axis -1. An all-zero channel gets scale 1.
 QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits = 8);
+// The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0).
+Tensor dequantize_weight(const QuantizedWeight& qw);
 
 }  // namespace ms::quant

@@ -16,7 +16,7 @@ struct Candidate {
 };
 
 std::optional<Candidate> candidate(const Graph& g, const Node& n, const QuantOptions& o) {
-  if (o.skip_nodes.count(n.name) || o.skip_op_types.count(n.op_type)) return std::nullopt;
+  if (o.skip_nodes.count(n.name) || o.skip_op_types.count(n.op_type) || o.keep_float.count(n.name)) return std::nullopt;
   // The weight's rank decides its channel axis (MatMul's B is [..., K, N]).
   int rank = 0;
   if (n.inputs.size() > 1) {
@@ -32,6 +32,16 @@ std::optional<Candidate> candidate(const Graph& g, const Node& n, const QuantOpt
       c.weight = &it->second;
   }
   return c;
+}
+
+// Why a weight is too small to quantize, or empty when it is not.
+std::string too_small(const Tensor& w, const QuantWeightSpec& s, const QuantOptions& o) {
+  if (w.numel() < o.min_quant_weight_size)
+    return fmt::format("weight has {} elements < --minQuantWeightSize {}", w.numel(), o.min_quant_weight_size);
+  const int64_t channels = w.rank() > s.channel_axis ? w.dim(s.channel_axis) : 1;
+  if (channels < o.min_quant_weight_channel)
+    return fmt::format("weight has {} output channels < --minQuantWeightChannel {}", channels, o.min_quant_weight_channel);
+  return "";
 }
 
 // Inputs of the node that FULL_QUANT quantizes: its activation inputs that are not initializers.
@@ -96,6 +106,31 @@ std::vector<std::string> activations_to_calibrate(const Model& m, const QuantOpt
   return r;
 }
 
+std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts) {
+  std::vector<WeightSite> r;
+  for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
+    const Node& n = m.graph.nodes[i];
+    auto c = candidate(m.graph, n, opts);
+    if (c && c->weight && too_small(*c->weight, c->spec, opts).empty()) r.push_back({i, c->spec, n.inputs[c->spec.input]});
+  }
+  return r;
+}
+
+QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts) {
+  return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+}
+
+std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts) {
+  std::vector<std::string> r;
+  for (const auto& n : m.graph.nodes) {
+    auto c = candidate(m.graph, n, opts);
+    if (!c) continue;
+    const bool weight = c->weight && too_small(*c->weight, c->spec, opts).empty();
+    if (weight || (opts.type == QuantType::Full && !activation_inputs(m.graph, n, c->spec).empty())) r.push_back(n.name);
+  }
+  return r;
+}
+
 QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges) {
   Graph& g = m.graph;
   // Per-channel DequantizeLinear (axis) needs opset 13; raising the opset could change other ops.
@@ -114,7 +149,10 @@ QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<s
     auto c = candidate(g, n, opts);
     if (!c) {
       if (quant_weight_spec(n, 0) && (opts.skip_nodes.count(n.name) || opts.skip_op_types.count(n.op_type)))
-        sum.kept_float.push_back(n.label() + ": --skipNodes/--skipOpTypes");
+        sum.why_float[n.name] = "--skipNodes/--skipOpTypes";
+      else if (auto k = opts.keep_float.find(n.name); k != opts.keep_float.end() && quant_weight_spec(n, 0))
+        sum.why_float[n.name] = k->second;
+      if (auto w = sum.why_float.find(n.name); w != sum.why_float.end()) sum.kept_float.push_back(n.label() + ": " + w->second);
       out.push_back(std::move(n));
       continue;
     }
@@ -123,12 +161,12 @@ QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<s
     if (c->weight) {
       const std::string wname = n.inputs[c->spec.input];
       const Tensor& w = *c->weight;
-      if (w.numel() < opts.min_quant_weight_size) {
-        sum.kept_float.push_back(fmt::format("{}: weight has {} elements < --minQuantWeightSize {}", n.label(), w.numel(),
-                                             opts.min_quant_weight_size));
+      if (const std::string why = too_small(w, c->spec, opts); !why.empty()) {
+        sum.kept_float.push_back(n.label() + ": " + why);
+        sum.why_float[n.name] = why;
       } else if (!weights_done.count(wname)) {
-        const int axis = opts.per_channel && w.rank() > 0 ? c->spec.channel_axis : -1;
-        QuantizedWeight qw = quantize_weight(w, axis, opts.bit_num);
+        QuantizedWeight qw = quantize_site_weight(w, c->spec, opts);
+        const int axis = qw.axis;
         const std::string qn = names.fresh(wname + "_quantized"), sn = names.fresh(wname + "_scale"),
                           zn = names.fresh(wname + "_zero_point");
         sum.weight_bytes_before += w.nbytes();

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "ops/quant_weight.h"
 #include "quant/observer.h"
+#include "quant/quant_params.h"
 
 namespace ms::quant {
 
@@ -24,8 +26,11 @@ struct QuantOptions {
   bool per_channel = true;   // weights
   bool symmetric = false;    // activations: int8 with zero point 0 instead of uint8 asymmetric
   int64_t min_quant_weight_size = 0;  // weights with fewer elements stay float
+  int64_t min_quant_weight_channel = 0;  // weights with fewer output channels stay float
   std::set<std::string> skip_nodes;
   std::set<std::string> skip_op_types;
+  // Nodes kept float by an analysis (sensitivity fallback), with the reason the summary reports.
+  std::map<std::string, std::string> keep_float;
 };
 
 // Every --skipNodes name must be a node of the main graph: InvalidInput naming the first unknown.
@@ -34,12 +39,29 @@ void check_skip_nodes(const Model& m, const QuantOptions& opts);
 // The float activation tensors whose ranges FULL_QUANT needs (empty for WEIGHT_QUANT).
 std::vector<std::string> activations_to_calibrate(const Model& m, const QuantOptions& opts);
 
+// The nodes quantize_model would quantize (a quantizable weight, or FULL_QUANT activations), in
+// graph order: the "layers" that sensitivity analysis ranks and fallback reverts.
+std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts);
+
+// A node whose float32 weight initializer quantize_model will store as int8.
+struct WeightSite {
+  size_t node = 0;  // index in the main graph
+  QuantWeightSpec spec;
+  std::string weight;  // initializer name
+};
+std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts);
+
+// The int8 form quantize_model gives a weight (per-channel along spec.channel_axis unless
+// opts.per_channel is off).
+QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts);
+
 struct QuantSummary {
   int nodes_quantized = 0;  // nodes with a quantized weight or quantized activations
   int weights_quantized = 0;
   int activations_quantized = 0;
   size_t weight_bytes_before = 0, weight_bytes_after = 0;  // of the initializers touched
   std::vector<std::string> kept_float;  // "node (Op): why", for nodes with a quantizable weight
+  std::map<std::string, std::string> why_float;  // the same, node name -> why
 };
 
 // Quantizes `m` in place. `ranges` holds the calibrated range per activation (FULL_QUANT); an

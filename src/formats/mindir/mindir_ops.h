@@ -150,5 +150,7 @@ struct ImportRule {
 };
 
 const ImportRule* find_import_rule(const std::string& prim);
+// MindSpore Lite's *Fusion primitives and Activation (mindir_lite_import.cc).
+const std::vector<ImportRule>& lite_import_rules();
 
 }  // namespace ms::mindir

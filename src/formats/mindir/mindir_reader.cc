@@ -28,7 +28,7 @@ std::string read_all(const std::string& path) {
 bool is_framework(const std::string& p) {
   return p == "Load" || p == "Depend" || p == "UpdateState" || p == "MakeTuple" || p == "TupleGetItem" ||
          p == "Shape" || p == "Return" || p == "make_tuple" || p == "tuple_getitem" || p == "MakeList" ||
-         p == "ListGetItem" || p == "RealTupleGetItem" || p == "Switch";
+         p == "ListGetItem" || p == "RealTupleGetItem" || p == "Switch" || p == "Partial";
 }
 
 class Reader;
@@ -98,11 +98,19 @@ class Reader {
 
   // A function graph called as a branch of a Switch, as an IR subgraph: its nodes, and references
   // to values of the enclosing graphs by their IR names (outer scope).
-  Graph read_function(const mind_ir::GraphProto& F) {
+  // `bound`: values of the enclosing graph for F's inputs (a Partial's bound arguments and the
+  // call's arguments); without them F's inputs become the subgraph's inputs.
+  Graph read_function(const mind_ir::GraphProto& F, const std::vector<RVal>* bound = nullptr) {
     gname_ = F.name();
     model_.graph.name = F.name();
     index_uses(F);
-    for (const auto& in : F.input()) read_input(in);
+    if (bound) {
+      if (bound->size() != static_cast<size_t>(F.input_size()))
+        fail("{}: function graph {} takes {} arguments, it is given {}", file_, F.name(), F.input_size(), bound->size());
+      for (int k = 0; k < F.input_size(); ++k) values_[F.input(k).name()] = (*bound)[k];
+    } else {
+      for (const auto& in : F.input()) read_input(in);
+    }
     for (const auto& n : F.node()) read_node(n);
     read_outputs(F);
     return std::move(model_.graph);
@@ -467,7 +475,9 @@ class Reader {
   bool defines(const std::string& n) const { return values_.count(n) || (parent_ && parent_->defines(n)); }
 
   // Switch(cond, then_fg, else_fg) called: an IR If whose branches are the two function graphs.
-  RVal read_if(const RVal& sw, const Abstract& out_abs, const std::string& what) {
+  // A branch is a function graph or a Partial of one; its inputs take the Partial's bound arguments
+  // followed by the call's arguments, as values of this graph (outer scope in the IR's If).
+  RVal read_if(const RVal& sw, const std::vector<RVal>& call_args, const Abstract& out_abs, const std::string& what) {
     const RVal& cond = sw.elems.at(0);
     std::shared_ptr<Graph> branches[2];
     for (int b = 0; b < 2; ++b) {
@@ -475,7 +485,10 @@ class Reader {
       if (f.kind != RVal::Kind::Func || !functions_.count(f.name))
         fail_unsupported("{}: a Switch branch that is not a function graph is not supported", what);
       Reader child(p_, file_, this);
-      branches[b] = std::make_shared<Graph>(child.read_function(*functions_.at(f.name)));
+      const auto& F = *functions_.at(f.name);
+      std::vector<RVal> bound = f.elems;
+      bound.insert(bound.end(), call_args.begin(), call_args.end());
+      branches[b] = std::make_shared<Graph>(child.read_function(F, &bound));
     }
     size_t n = branches[0]->outputs.size();
     if (branches[1]->outputs.size() != n) fail("{}: the two branches of a Switch return different numbers of values", what);
@@ -538,12 +551,23 @@ class Reader {
       auto it = prims_.find(target);
       if (it == prims_.end() && defines(target)) {
         RVal callee = lookup(target, what);
+        std::vector<RVal> call_args;
+        if (callee.kind == RVal::Kind::Switch || callee.kind == RVal::Kind::Func)
+          for (const auto& i : n.input()) call_args.push_back(lookup(i, what));
         if (callee.kind == RVal::Kind::Switch) {
           Abstract out_abs;
           for (const auto& a : n.attribute())
             if (a.name() == "shape") out_abs = decode_abstract(a);
           cur_base_ = base_name(out);
-          values_[out] = finalize(read_if(callee, out_abs, what), cur_base_);
+          values_[out] = finalize(read_if(callee, call_args, out_abs, what), cur_base_);
+          return;
+        }
+        // A call of a Partial (or of a graph passed as a value): bound arguments first.
+        if (callee.kind == RVal::Kind::Func && functions_.count(callee.name)) {
+          std::vector<RVal> args = callee.elems;
+          args.insert(args.end(), call_args.begin(), call_args.end());
+          cur_base_ = base_name(out);
+          values_[out] = finalize(read_call(*functions_.at(callee.name), args, what), cur_base_);
           return;
         }
       }
@@ -604,6 +628,13 @@ class Reader {
       return m;
     }
     if (prim == "MakeTuple" || prim == "make_tuple" || prim == "MakeList") return RVal::tuple(ins);
+    if (prim == "Partial") {
+      if (ins.empty() || ins[0].kind != RVal::Kind::Func)
+        fail_unsupported("{}: Partial of something other than a function graph", what);
+      RVal r = ins[0];
+      r.elems.insert(r.elems.end(), ins.begin() + 1, ins.end());
+      return r;
+    }
     if (prim == "Switch") {
       if (ins.size() != 3) fail("{}: Switch takes (cond, true branch, false branch)", what);
       RVal r = RVal::tuple(ins);
@@ -708,6 +739,7 @@ class Reader {
     const mind_ir::NodeProto* sw = nullptr;    // Switch(go, body, exit)
     const mind_ir::NodeProto* call = nullptr;  // its call, the header's output
     std::string body, exit;
+    std::vector<std::string> body_bound, exit_bound;  // the branches' Partial arguments
   };
   std::optional<LoopShape> loop_shape(const mind_ir::GraphProto& F) {
     if (F.output_size() != 1) return std::nullopt;
@@ -723,6 +755,21 @@ class Reader {
     if (!L.sw || L.sw->input_size() != 3 || L.sw->op_type().rfind("REF::", 0) != 0) return std::nullopt;
     auto prim = prims_.find(L.sw->op_type().substr(5));
     if (prim == prims_.end() || prim->second->op_type() != "Switch") return std::nullopt;
+    // A branch is a function graph by name, or Partial(graph, args...) made in F.
+    auto branch = [&](const std::string& v, std::string& graph, std::vector<std::string>& bound) {
+      graph = v;
+      if (functions_.count(v)) return;
+      const mind_ir::NodeProto* p = producer_of(v);
+      if (!p || p->input_size() < 1 || p->op_type().rfind("REF::", 0) != 0) return;
+      auto pp = prims_.find(p->op_type().substr(5));
+      if (pp == prims_.end() || pp->second->op_type() != "Partial") return;
+      graph = p->input(0);
+      bound.assign(p->input().begin() + 1, p->input().end());
+    };
+    std::string g1, g2;
+    std::vector<std::string> b1, b2;
+    branch(L.sw->input(1), g1, b1);
+    branch(L.sw->input(2), g2, b2);
     auto recurses = [&](const std::string& g) {
       auto f = functions_.find(g);
       if (f == functions_.end()) return false;
@@ -730,12 +777,10 @@ class Reader {
         if (n.op_type() == "REF::" + F.name()) return true;
       return false;
     };
-    if (recurses(L.sw->input(1))) {
-      L.body = L.sw->input(1);
-      L.exit = L.sw->input(2);
-    } else if (recurses(L.sw->input(2))) {
-      L.body = L.sw->input(2);
-      L.exit = L.sw->input(1);
+    if (recurses(g1)) {
+      L.body = g1, L.exit = g2, L.body_bound = b1, L.exit_bound = b2;
+    } else if (recurses(g2)) {
+      L.body = g2, L.exit = g1, L.body_bound = b2, L.exit_bound = b1;
     } else {
       return std::nullopt;
     }
@@ -780,7 +825,13 @@ class Reader {
     for (const auto& a : args) ins.push_back(tensor_of(a, what));
     auto outs = add("Loop", ins, {{"body", Attribute::of_graph(std::make_shared<Graph>(std::move(g)))}}, F.input_size());
     for (int k = 0; k < F.input_size(); ++k) values_[F.input(k).name()] = RVal::tensor(outs[k], decode_input_abstract(F.input(k)));
-    return inline_graph(*functions_.at(L.exit), what);
+    const auto& exit = *functions_.at(L.exit);
+    if (L.exit_bound.size() != static_cast<size_t>(exit.input_size()))
+      fail("{}: the loop exit {} takes {} arguments, it is given {}", what, exit.name(), exit.input_size(), L.exit_bound.size());
+    std::vector<RVal> exit_args;
+    for (const auto& b : L.exit_bound) exit_args.push_back(lookup(b, what + " (loop exit argument)"));
+    for (int k = 0; k < exit.input_size(); ++k) values_[exit.input(k).name()] = exit_args[k];
+    return inline_graph(exit, what);
   }
 
   Graph read_loop_body(const mind_ir::GraphProto& F, const LoopShape& L, const std::string& what) {
@@ -797,7 +848,9 @@ class Reader {
     std::string go = tensor_of(lookup(L.sw->input(0), what), what);
     Reader then_reader(p_, file_, this);
     then_reader.loop_header_ = F.name();
-    auto then_g = std::make_shared<Graph>(then_reader.read_function(*functions_.at(L.body)));
+    std::vector<RVal> body_args;
+    for (const auto& b : L.body_bound) body_args.push_back(lookup(b, what + " (loop body argument)"));
+    auto then_g = std::make_shared<Graph>(then_reader.read_function(*functions_.at(L.body), &body_args));
     if (then_g->outputs.size() != static_cast<size_t>(F.input_size()))
       fail("{}: the loop body of {} passes {} values back, the loop has {}", what, F.name(), then_g->outputs.size(), F.input_size());
     auto else_g = std::make_shared<Graph>();

@@ -174,7 +174,8 @@ class Writer : public WriteCtx {
       types_[n.outputs[0]] = TypeInfo::tensor(owned_.back().dtype(), owned_.back().shape());
       return;
     }
-    const ExportRule* rule = n.domain.empty() ? find_export_rule(n.op_type) : nullptr;
+    // Project-domain ops (com.mstools fused ops) have entries keyed "<domain>.<op>".
+    const ExportRule* rule = find_export_rule(n.domain.empty() ? n.op_type : n.domain + "." + n.op_type);
     if (!rule) {
       std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
       bool control_flow = std::any_of(n.attrs.begin(), n.attrs.end(), [](const auto& kv) {
@@ -182,7 +183,7 @@ class Writer : public WriteCtx {
       });
       unsupported_ops_.insert(op);
       unsupported_.push_back(control_flow ? fmt::format("{}: {} is not written to MindIR yet (MindSpore expresses loops as "
-                                                        "recursive function graphs; only If is written, as Switch)", n.label(), op)
+                                                        "recursive function graphs; If, Loop and Scan are written so)", n.label(), op)
                                           : fmt::format("{}: no MindSpore primitive for {}", n.label(), op));
       poison(n);
       return;
@@ -666,7 +667,7 @@ std::set<std::string> mindir_unsupported_ops(const Model& model) {
 }
 
 bool mindir_can_export_op(const std::string& domain, const std::string& op_type) {
-  if (!domain.empty()) return false;
+  if (!domain.empty()) return find_export_rule(domain + "." + op_type) != nullptr;
   return op_type == "Constant" || find_export_rule(op_type) != nullptr;
 }
 

@@ -302,7 +302,7 @@ Model import_graphdef(const ms_tf::GraphDef& gd, const std::string& source_path,
     m.graph.outputs.push_back({name, {}});
   }
 
-  importer::finish_imported_graph(m);
+  importer::finish_imported_graph(m, opts.keep_layout);
   return m;
 }
 

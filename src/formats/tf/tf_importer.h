@@ -16,6 +16,8 @@ namespace ms::tf_format {
 struct ImportOptions {
   // "node" or "node:k"; empty = every output of the nodes nobody consumes.
   std::vector<std::string> output_names;
+  // Keep the file's NHWC tensors: no layout Transposes cancelled (`--keepLayout`).
+  bool keep_layout = false;
 };
 
 Model load_tf(const std::string& path, const ImportOptions& opts = {});

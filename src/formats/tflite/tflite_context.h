@@ -26,10 +26,14 @@ struct ConverterTables {
 void add_nn_converters(ConverterTables& t);     // tflite_ops_nn.cc: conv, pool, resize, activations
 void add_array_converters(ConverterTables& t);  // tflite_ops_array.cc: arithmetic, shapes, slicing, quantization
 void add_detection_converters(ConverterTables& t);  // tflite_ops_detection.cc: TFLite_Detection_PostProcess
+void add_control_flow_converters(ConverterTables& t);  // tflite_ops_control.cc: IF, WHILE
 
 class TfliteContext {
  public:
-  TfliteContext(Model& m, const mstflite::Model& fb, const mstflite::SubGraph& sg, std::shared_ptr<const std::string> file);
+  // Imports subgraph `subgraph` of `fb` into `g`. Subgraphs other than 0 (IF/WHILE bodies) are imported
+  // with a name `prefix` (IR names are unique across a graph and its subgraphs), at nesting `depth`.
+  TfliteContext(Graph& g, const mstflite::Model& fb, int subgraph, std::shared_ptr<const std::string> file,
+                std::string prefix = "", int depth = 0);
 
   const mstflite::Tensor& tensor(int index) const;
   int input_index(const Op& op, size_t i) const;  // -1 when absent or omitted
@@ -56,6 +60,20 @@ class TfliteContext {
   // Graph inputs/outputs of the subgraph.
   void bind_graph_input(int index);
   std::string graph_output_value(int index);  // the stored (quantized when quantized) value
+  // A subgraph input bound to a value of the enclosing scope (IF branches).
+  void bind_value(int index, const std::string& value);
+  // All operators of the subgraph, in order (errors name the operator).
+  void convert_operators();
+
+  // Control flow: subgraph `index` imported into `into` (a branch or loop body) with its inputs
+  // bound to `inputs` (values visible there); returns the values of its outputs.
+  std::vector<std::string> import_subgraph(int index, Graph& into, const std::vector<std::string>& inputs,
+                                           const std::string& prefix);
+  // The IR type of a tensor of subgraph `subgraph` (graph inputs/outputs of bodies).
+  TypeInfo tensor_type(int subgraph, int index) const;
+  const mstflite::SubGraph& subgraph(int index) const;
+  // Names of `g` (and its subgraphs) that this context's builder must not reuse.
+  void reserve_names_of(const Graph& g);
 
   importer::GraphBuilder b;
 
@@ -67,10 +85,12 @@ class TfliteContext {
                          const std::string& hint);
   std::string materialize(int index);
 
-  Model& model_;
+  Graph& graph_;
   const mstflite::Model& fb_;
   const mstflite::SubGraph& sg_;
   std::shared_ptr<const std::string> file_;
+  std::string prefix_;
+  int depth_ = 0;
   std::map<int, std::string> values_;     // tensor -> float IR value
   std::map<int, std::string> raw_values_;  // quantized tensor -> its stored-type IR value
   std::map<int, Tensor> folded_;

@@ -19,6 +19,7 @@ const ConverterTables& converters() {
     add_nn_converters(t);
     add_array_converters(t);
     add_detection_converters(t);
+    add_control_flow_converters(t);
     return t;
   }();
   return tables;
@@ -65,9 +66,31 @@ DType dtype_from_tflite(int type) {
 
 // --- TfliteContext -------------------------------------------------------------------------------
 
-TfliteContext::TfliteContext(Model& m, const mstflite::Model& fb, const mstflite::SubGraph& sg,
-                             std::shared_ptr<const std::string> file)
-    : b(m.graph), model_(m), fb_(fb), sg_(sg), file_(std::move(file)) {}
+TfliteContext::TfliteContext(Graph& g, const mstflite::Model& fb, int subgraph, std::shared_ptr<const std::string> file,
+                             std::string prefix, int depth)
+    : b(g), graph_(g), fb_(fb), sg_(*fb.subgraphs()->Get(static_cast<uint32_t>(subgraph))), file_(std::move(file)),
+      prefix_(std::move(prefix)), depth_(depth) {
+  reserve_names_of(g);
+}
+
+const mstflite::SubGraph& TfliteContext::subgraph(int index) const {
+  if (!fb_.subgraphs() || index < 0 || index >= static_cast<int>(fb_.subgraphs()->size()))
+    fail("subgraph index {} out of range (the model has {})", index, fb_.subgraphs() ? fb_.subgraphs()->size() : 0);
+  return *fb_.subgraphs()->Get(static_cast<uint32_t>(index));
+}
+
+void TfliteContext::reserve_names_of(const Graph& g) {
+  for (const auto& v : g.inputs) b.reserve(v.name);
+  for (const auto& [name, t] : g.initializers) b.reserve(name);
+  for (const auto& n : g.nodes) {
+    b.reserve(n.name);
+    for (const auto& o : n.outputs) b.reserve(o);
+    for (const auto& [key, a] : n.attrs) {
+      if (a.g) reserve_names_of(*a.g);
+      for (const auto& sub : a.graphs) reserve_names_of(*sub);
+    }
+  }
+}
 
 const mstflite::Tensor& TfliteContext::tensor(int index) const {
   if (!sg_.tensors() || index < 0 || index >= static_cast<int>(sg_.tensors()->size()))
@@ -82,7 +105,7 @@ int TfliteContext::input_index(const Op& op, size_t i) const {
 
 std::string TfliteContext::name_of(int index) const {
   const auto& t = tensor(index);
-  return t.name() && t.name()->size() ? t.name()->str() : "tensor_" + std::to_string(index);
+  return prefix_ + (t.name() && t.name()->size() ? t.name()->str() : "tensor_" + std::to_string(index));
 }
 
 bool TfliteContext::quantized(const mstflite::Tensor& t) const {
@@ -284,7 +307,7 @@ void TfliteContext::bind_graph_input(int index) {
   if (sig)
     for (int32_t d : *sig) dims.push_back(d >= 0 ? Dim::fixed(d) : Dim{});
   std::string name = b.unique_name(name_of(index));
-  model_.graph.inputs.push_back({name, TypeInfo::tensor(dt, dims)});
+  graph_.inputs.push_back({name, TypeInfo::tensor(dt, dims)});
   if (quantized(t)) {
     raw_values_[index] = name;
     values_[index] = dequantize(name, t, {}, name);
@@ -299,9 +322,90 @@ std::string TfliteContext::graph_output_value(int index) {
   return materialize(index);
 }
 
+void TfliteContext::bind_value(int index, const std::string& value) {
+  if (quantized(tensor(index))) fail_unsupported("tensor '{}': quantized tensors passed into IF/WHILE subgraphs", name_of(index));
+  values_[index] = value;
+}
+
+TypeInfo TfliteContext::tensor_type(int subgraph_index, int index) const {
+  const auto* tensors = subgraph(subgraph_index).tensors();
+  if (!tensors || index < 0 || index >= static_cast<int>(tensors->size())) fail("tensor index {} out of range", index);
+  const auto& t = *tensors->Get(static_cast<uint32_t>(index));
+  const auto* sig = t.shape_signature() && t.shape_signature()->size() ? t.shape_signature() : t.shape();
+  std::vector<Dim> dims;
+  if (sig)
+    for (int32_t d : *sig) dims.push_back(d >= 0 ? Dim::fixed(d) : Dim{});
+  return TypeInfo::tensor(dtype_from_tflite(t.type()), dims);
+}
+
+std::vector<std::string> TfliteContext::import_subgraph(int index, Graph& into, const std::vector<std::string>& inputs,
+                                                        const std::string& prefix) {
+  // Subgraphs may call subgraphs; a file whose bodies call each other in a cycle must not recurse forever.
+  if (depth_ >= 16) fail("IF/WHILE subgraphs nested deeper than 16 (subgraph {}): a cycle?", index);
+  const auto& sg = subgraph(index);
+  TfliteContext child(into, fb_, index, file_, prefix, depth_ + 1);
+  child.reserve_names_of(graph_);  // outer names are visible inside, so they must stay unique
+  size_t n_in = sg.inputs() ? sg.inputs()->size() : 0;
+  if (n_in != inputs.size()) fail("subgraph {} takes {} inputs, the operator passes {}", index, n_in, inputs.size());
+  for (size_t i = 0; i < n_in; ++i) child.bind_value(sg.inputs()->Get(static_cast<uint32_t>(i)), inputs[i]);
+  child.convert_operators();
+  std::vector<std::string> outs;
+  if (sg.outputs())
+    for (int idx : *sg.outputs()) {
+      if (child.quantized(child.tensor(idx)))
+        fail_unsupported("tensor '{}': quantized outputs of IF/WHILE subgraphs", child.name_of(idx));
+      outs.push_back(child.graph_output_value(idx));
+    }
+  for (const auto& v : into.inputs) b.reserve(v.name);
+  reserve_names_of(into);
+  return outs;
+}
+
 // --- import ---------------------------------------------------------------------------------------
 
-Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::string& path) {
+namespace {
+
+const Converter* converter_of(const mstflite::OperatorCode& c) {
+  const ConverterTables& tables = converters();
+  int code = builtin_code(c);
+  if (code == mstflite::BuiltinOperator_CUSTOM) {
+    auto it = tables.custom.find(c.custom_code() ? c.custom_code()->str() : "");
+    return it == tables.custom.end() ? nullptr : &it->second;
+  }
+  auto it = tables.builtin.find(code);
+  return it == tables.builtin.end() ? nullptr : &it->second;
+}
+
+const mstflite::OperatorCode& code_of(const mstflite::Model& fb, const Op& op) {
+  if (!fb.operator_codes() || op.opcode_index() >= fb.operator_codes()->size())
+    fail("operator with opcode index {} out of range", op.opcode_index());
+  return *fb.operator_codes()->Get(op.opcode_index());
+}
+
+}  // namespace
+
+void TfliteContext::convert_operators() {
+  if (!sg_.operators()) return;
+  for (uint32_t k = 0; k < sg_.operators()->size(); ++k) {
+    const Op& op = *sg_.operators()->Get(k);
+    const auto& code = code_of(fb_, op);
+    std::string label = op_type_name(code);
+    try {
+      if (op.outputs() && op.outputs()->size()) {
+        const auto* out_name = tensor(op.outputs()->Get(0)).name();
+        label = fmt::format("'{}' ({})", out_name ? out_name->str() : "", label);
+      }
+      const Converter* conv = converter_of(code);
+      if (!conv) fail_unsupported("no converter");
+      (*conv)(*this, op);
+    } catch (const Error& e) {
+      std::string where = sg_.name() && depth_ > 0 ? fmt::format("subgraph '{}' ", sg_.name()->str()) : "";
+      throw Error(e.code(), fmt::format("{}operator #{} {}: {}", where, k, label, e.what()));
+    }
+  }
+}
+
+Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::string& path, bool keep_layout) {
   const auto* data = reinterpret_cast<const uint8_t*>(bytes->data());
   // Buffers past the flatbuffer (large models) are not part of what the verifier must see.
   size_t fb_size = std::min<size_t>(bytes->size(), FLATBUFFERS_MAX_BUFFER_SIZE - 1);
@@ -320,27 +424,15 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
   m.source_path = path;
   m.graph.name = sg.name() ? sg.name()->str() : "main";
 
-  const ConverterTables& tables = converters();
-  std::vector<const mstflite::OperatorCode*> codes;
-  if (fb.operator_codes()) codes.assign(fb.operator_codes()->begin(), fb.operator_codes()->end());
-  auto code_of = [&](const Op& op) -> const mstflite::OperatorCode& {
-    if (op.opcode_index() >= codes.size()) fail("{}: operator with opcode index {} out of range", path, op.opcode_index());
-    return *codes[op.opcode_index()];
-  };
-  auto converter_of = [&](const mstflite::OperatorCode& c) -> const Converter* {
-    int code = builtin_code(c);
-    if (code == mstflite::BuiltinOperator_CUSTOM) {
-      auto it = tables.custom.find(c.custom_code() ? c.custom_code()->str() : "");
-      return it == tables.custom.end() ? nullptr : &it->second;
-    }
-    auto it = tables.builtin.find(code);
-    return it == tables.builtin.end() ? nullptr : &it->second;
-  };
-
+  // Every subgraph is checked (IF/WHILE bodies included), so that all unsupported ops are listed at once.
   std::map<std::string, int> unsupported;
-  if (sg.operators())
-    for (const auto* op : *sg.operators())
-      if (!converter_of(code_of(*op))) ++unsupported[op_type_name(code_of(*op))];
+  for (const auto* s : *fb.subgraphs())
+    if (s->operators())
+      for (const auto* op : *s->operators()) {
+        if (op->opcode_index() >= (fb.operator_codes() ? fb.operator_codes()->size() : 0))
+          fail("{}: operator with opcode index {} out of range", path, op->opcode_index());
+        if (!converter_of(code_of(fb, *op))) ++unsupported[op_type_name(code_of(fb, *op))];
+      }
   if (!unsupported.empty()) {
     std::string list;
     for (const auto& [name, count] : unsupported) list += fmt::format("\n  {} ({} node{})", name, count, count > 1 ? "s" : "");
@@ -348,27 +440,14 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
                      unsupported.size() > 1 ? "s are" : " is", list);
   }
 
-  TfliteContext ctx(m, fb, sg, bytes);
+  TfliteContext ctx(m.graph, fb, 0, bytes);
   try {
     if (sg.inputs())
       for (int idx : *sg.inputs()) ctx.bind_graph_input(idx);
+    ctx.convert_operators();
   } catch (const Error& e) {
     throw Error(e.code(), fmt::format("{}: {}", path, e.what()));
   }
-  if (sg.operators())
-    for (uint32_t k = 0; k < sg.operators()->size(); ++k) {
-      const Op& op = *sg.operators()->Get(k);
-      std::string label = op_type_name(code_of(op));
-      try {
-        if (op.outputs() && op.outputs()->size()) {
-          const auto* out_name = ctx.tensor(op.outputs()->Get(0)).name();
-          label = fmt::format("'{}' ({})", out_name ? out_name->str() : "", label);
-        }
-        (*converter_of(code_of(op)))(ctx, op);
-      } catch (const Error& e) {
-        throw Error(e.code(), fmt::format("{}: operator #{} {}: {}", path, k, label, e.what()));
-      }
-    }
 
   std::set<std::string> defined;
   for (const auto& v : m.graph.inputs) defined.insert(v.name);
@@ -396,16 +475,16 @@ Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::s
   // Custom ops mapped to the project's own ops (DetectionPostProcess) need its domain declared.
   for (const auto& gn : m.graph.nodes)
     if (gn.domain == kMsDomain) m.opsets[kMsDomain] = kMsDomainVersion;
-  importer::finish_imported_graph(m);
+  importer::finish_imported_graph(m, keep_layout);
   return m;
 }
 
-Model load_tflite(const std::string& path) {
+Model load_tflite(const std::string& path, bool keep_layout) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("{}: cannot open file", path);
   std::stringstream ss;
   ss << f.rdbuf();
-  return import_tflite_bytes(std::make_shared<const std::string>(ss.str()), path);
+  return import_tflite_bytes(std::make_shared<const std::string>(ss.str()), path, keep_layout);
 }
 
 }  // namespace ms::tflite_format

@@ -12,7 +12,9 @@
 
 namespace ms::tflite_format {
 
-Model load_tflite(const std::string& path);
-Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::string& source_path);
+// keep_layout (`--keepLayout`): every tensor keeps the file's NHWC layout and name; the layout
+// Transposes around the channels-first ops stay.
+Model load_tflite(const std::string& path, bool keep_layout = false);
+Model import_tflite_bytes(std::shared_ptr<const std::string> bytes, const std::string& source_path, bool keep_layout = false);
 
 }  // namespace ms::tflite_format

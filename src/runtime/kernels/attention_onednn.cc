@@ -27,9 +27,13 @@ class OnednnAttention : public FastKernel {
  public:
   OnednnAttention(int64_t heads, float scale) : heads_(heads), scale_(scale) {}
   const char* name() const override { return "onednn_attention"; }
-  size_t scratch_bytes() const override { return scores_.nbytes(); }
+  size_t scratch_bytes() const override { return scores_bytes_; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& q = ctx.input(0);
     const Tensor& k = ctx.input(1);
     const Tensor& v = ctx.input(2);
@@ -53,23 +57,30 @@ class OnednnAttention : public FastKernel {
       y_md_ = heads_view(B, Sq, H, Dv, false);
       qk_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(q_md_, kt_md_, scores_md_), scaled, cpu_engine()));
       pv_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(scores_md_, v_md_, y_md_), cpu_engine()));
-      scores_ = uninit_tensor(DType::Float32, {B, H, Sq, Sk});
+      scores_ = Tensor();
+      scores_bytes_ = static_cast<size_t>(B * H * Sq * Sk) * sizeof(float);
       key_ = key;
     }
-    Tensor y = uninit_tensor(DType::Float32, {B, Sq, H * Dv});
+    Tensor y = output_tensor(memory, 0, DType::Float32, {B, Sq, H * Dv});
+    // The scores from the session's shared scratch buffer; kept per node they would add up.
+    void* scores = memory.scratch(scores_bytes_);
+    if (!scores) {
+      if (!scores_.defined()) scores_ = uninit_tensor(DType::Float32, {B, H, Sq, Sk});
+      scores = scores_.raw();
+    }
     auto mem = [](const dnnl::memory::desc& md, const void* p) {
       return dnnl::memory(md, cpu_engine(), const_cast<void*>(p));
     };
     qk_.execute(cpu_stream(), {{DNNL_ARG_SRC, mem(q_md_, q.raw())},
                                {DNNL_ARG_WEIGHTS, mem(kt_md_, k.raw())},
-                               {DNNL_ARG_DST, mem(scores_md_, scores_.raw())}});
+                               {DNNL_ARG_DST, mem(scores_md_, scores)}});
     cpu_stream().wait();
-    float* s = scores_.data<float>();
+    float* s = static_cast<float*>(scores);
     const auto row = vec_loops().softmax_row;
     parallel_chunks(B * H * Sq, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) row(s + r * Sk, s + r * Sk, Sk);
     }, Sk);
-    pv_.execute(cpu_stream(), {{DNNL_ARG_SRC, mem(scores_md_, scores_.raw())},
+    pv_.execute(cpu_stream(), {{DNNL_ARG_SRC, mem(scores_md_, scores)},
                                {DNNL_ARG_WEIGHTS, mem(v_md_, v.raw())},
                                {DNNL_ARG_DST, mem(y_md_, y.raw())}});
     cpu_stream().wait();
@@ -82,6 +93,7 @@ class OnednnAttention : public FastKernel {
   float scale_;
   std::mutex mu_;
   Shape key_;  // B, Sq, Sk, H*D, H*Dv of the current plan
+  size_t scores_bytes_ = 0;
   dnnl::memory::desc scores_md_, q_md_, kt_md_, v_md_, y_md_;
   dnnl::matmul qk_, pv_;
   Tensor scores_;

@@ -17,6 +17,10 @@ class FastBatchNorm : public FastKernel {
   const char* name() const override { return "vec_batch_norm"; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.rank() < 2 || x.numel() == 0) return false;
     const int64_t C = x.dim(1);
@@ -32,7 +36,7 @@ class FastBatchNorm : public FastKernel {
       b[c] = shift[c] - mean[c] * a[c];
     }
     const int64_t plane = x.numel() / (x.dim(0) * C);
-    Tensor y = uninit_tensor(DType::Float32, x.shape());
+    Tensor y = output_tensor(memory, 0, DType::Float32, x.shape());
     const float* px = x.data<float>();
     float* py = y.data<float>();
     const UnaryLoop affine = vec_loops().unary[static_cast<int>(UnaryOp::Affine)];

@@ -2,6 +2,9 @@
 // dimensions (adjacent axes that broadcast alike merge), so per-channel scales ([1,C,1,1]), row
 // biases ([N]) and scalars all become contiguous vectorized runs (vec_loops.h) in an outer loop
 // that OpenMP splits between the threads.
+#include <array>
+
+#include "runtime/kernels/binary_blocked.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_util.h"
 #include "runtime/kernels/parallel.h"
@@ -59,19 +62,64 @@ BroadcastPlan plan_broadcast(const Shape& as, const Shape& bs) {
 
 class FastBinary : public FastKernel {
  public:
-  explicit FastBinary(BinaryOp op) : op_(op) {}
+  FastBinary(BinaryOp op, std::array<bool, 2> may_block) : op_(op), may_block_(may_block) {}
   const char* name() const override { return "vec_binary"; }
+  bool accepts_blocked(size_t input) const override { return input < 2 && may_block_[input]; }
+  bool emits_blocked() const override { return may_block_[0] || may_block_[1]; }
+  void use_layouts(const std::vector<bool>& in, bool out) override {
+    for (size_t i = 0; i < 2; ++i) blocked_in_[i] = i < in.size() && in[i];
+    blocked_out_ = out;
+  }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32) return false;
     const BroadcastPlan p = plan_broadcast(a.shape(), b.shape());
     if (!p.ok || shape_numel(p.out) == 0) return false;  // the reference names the mismatch
-    Tensor y = uninit_tensor(DType::Float32, p.out);
-    const float* pa = a.data<float>();
-    const float* pb = b.data<float>();
-    float* py = y.data<float>();
+    if (blocked_in_[0] || blocked_in_[1] || blocked_out_) return run_blocked(ctx, memory, a, b, p);
+    Tensor y = output_tensor(memory, 0, DType::Float32, p.out);
+    compute_plain(p, a.data<float>(), b.data<float>(), y.data<float>());
+    ctx.set_output(0, std::move(y));
+    return true;
+  }
+
+ private:
+  // Values planned channel-blocked (between convolutions): the blocked loops, or for a broadcast
+  // they do not cover, the plain loops between reorders.
+  bool run_blocked(KernelContext& ctx, KernelMemory& memory, const Tensor& a, const Tensor& b, const BroadcastPlan& p) {
+    const dnnl::memory::desc md = blocked_f32_desc(p.out), plain_md = plain_f32_desc(p.out);
+    Tensor y = output_tensor(memory, 0, DType::Float32, p.out, blocked_out_ ? md.get_size() : 0);
+    Tensor tmp;  // the result in the other layout, when the output's is not the one computed
+    float* yb = blocked_out_ ? y.data<float>() : nullptr;
+    if (!blocked_out_) {
+      tmp = byte_buffer(md);
+      yb = static_cast<float*>(tmp.raw());
+    }
+    if (binary_blocked(op_, a, blocked_in_[0], b, blocked_in_[1], p.out, yb)) {
+      if (!blocked_out_) reorder(md, yb, plain_md, y.raw());
+      ctx.set_output(0, std::move(y));
+      return true;
+    }
+    auto plain = [](const Tensor& t, bool blocked) {
+      if (!blocked) return t;
+      Tensor r = uninit_tensor(DType::Float32, t.shape());
+      reorder(blocked_f32_desc(t.shape()), t.raw(), plain_f32_desc(t.shape()), r.raw());
+      return r;
+    };
+    const Tensor pa = plain(a, blocked_in_[0]), pb = plain(b, blocked_in_[1]);
+    if (blocked_out_) tmp = uninit_tensor(DType::Float32, p.out);
+    compute_plain(p, pa.data<float>(), pb.data<float>(), blocked_out_ ? tmp.data<float>() : y.data<float>());
+    if (blocked_out_) reorder(plain_md, tmp.raw(), md, y.raw());
+    ctx.set_output(0, std::move(y));
+    return true;
+  }
+
+  void compute_plain(const BroadcastPlan& p, const float* pa, const float* pb, float* py) const {
     const size_t last = p.dims.size() - 1;
     const int64_t inner = p.dims[last];
     const Operands kind = p.a_strides[last] && p.b_strides[last] ? Operands::BothVectors
@@ -98,18 +146,32 @@ class FastBinary : public FastKernel {
         }
       }, inner);
     }
-    ctx.set_output(0, std::move(y));
-    return true;
   }
 
- private:
   BinaryOp op_;
+  std::array<bool, 2> may_block_;
+  std::array<bool, 2> blocked_in_{false, false};
+  bool blocked_out_ = false;
 };
+
+// Whether input i may arrive channel-blocked: a rank-4 float tensor whose partner has rank 4 (same
+// shape or per channel), is [C, 1, 1] or holds one element, the forms binary_blocked covers; a run
+// that meets another broadcast still works, through reorders.
+bool may_block(const KernelBuildInfo& info, size_t i) {
+  if (!info.is_f32_rank(i, 4)) return false;
+  if (const Tensor* c = info.constant(1 - i)) return c->numel() == 1 || c->rank() == 4 || c->rank() == 3;
+  const TypeInfo* t = info.type(1 - i);
+  if (!t || !t->shape) return false;
+  if (t->shape->size() == 4) return true;
+  for (const Dim& d : *t->shape)
+    if (d.value != 1) return false;
+  return true;
+}
 
 FastKernelFactory factory(BinaryOp op) {
   return [op](const KernelBuildInfo& info) -> std::unique_ptr<FastKernel> {
     if (!info.maybe_f32(0) || !info.maybe_f32(1)) return nullptr;
-    return std::make_unique<FastBinary>(op);
+    return std::make_unique<FastBinary>(op, std::array<bool, 2>{may_block(info, 0), may_block(info, 1)});
   };
 }
 

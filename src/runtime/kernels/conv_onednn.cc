@@ -36,6 +36,10 @@ class OnednnConv : public FastKernel {
   }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = weights_.defined() ? weights_ : ctx.input(1);
     const bool has_bias = ctx.has_input(2), has_z = ctx.has_input(kZ);
@@ -58,18 +62,26 @@ class OnednnConv : public FastKernel {
     }
     Plan& p = *planned;
     if (has_z && ctx.input(kZ).shape() != p.y_shape) return false;  // the reference names the mismatch
-    Tensor y = uninit_tensor(DType::Float32, p.y_shape, p.y_md.get_size());
-    // Source: as it comes, or reordered into the layout the implementation chose.
-    // Boundary buffers live only for this run: kept per plan they would add up over the nodes.
-    void* src = const_cast<void*>(x.raw());
-    Tensor src_tmp, dst_tmp;
-    if (p.src_md != p.x_md) {
-      src_tmp = byte_buffer(p.src_md);
-      reorder(p.x_md, x.raw(), p.src_md, src_tmp.raw());
-      src = src_tmp.raw();
+    Tensor y = output_tensor(memory, 0, DType::Float32, p.y_shape, p.y_md.get_size());
+    // Temporaries (oneDNN's scratchpad, then the boundary reorders' buffers) come from the
+    // session's shared scratch buffer: kept per plan they would add up over the nodes.
+    auto round64 = [](size_t b) { return (b + 63) / 64 * 64; };
+    const size_t pad_bytes = round64(p.scratchpad_md.get_size());
+    const size_t src_bytes = p.src_md != p.x_md ? round64(p.src_md.get_size()) : 0;
+    const size_t dst_bytes = p.dst_md != p.y_md ? round64(p.dst_md.get_size()) : 0;
+    Tensor own_scratch;  // when the session lends none
+    char* scratch = static_cast<char*>(memory.scratch(pad_bytes + src_bytes + dst_bytes));
+    if (!scratch) {
+      own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(pad_bytes + src_bytes + dst_bytes)});
+      scratch = static_cast<char*>(own_scratch.raw());
     }
-    if (p.dst_md != p.y_md) dst_tmp = byte_buffer(p.dst_md);
-    void* dst = dst_tmp.defined() ? dst_tmp.raw() : y.raw();
+    // Source: as it comes, or reordered into the layout the implementation chose.
+    void* src = const_cast<void*>(x.raw());
+    if (src_bytes) {
+      src = scratch + pad_bytes;
+      reorder(p.x_md, x.raw(), p.src_md, src);
+    }
+    void* dst = dst_bytes ? scratch + pad_bytes + src_bytes : y.raw();
     if (has_z && !p.z_binary) reorder(p.z_md, ctx.input(kZ).raw(), p.dst_md, dst);  // the sum adds onto dst
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), src)},
@@ -83,6 +95,7 @@ class OnednnConv : public FastKernel {
       args[DNNL_ARG_WEIGHTS] = packed;
     }
     if (has_bias) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, ctx.input(2));
+    if (pad_bytes) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(p.scratchpad_md, cpu_engine(), scratch);
     if (p.z_binary) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = view_memory(p.z_md, ctx.input(kZ));
     p.prim.execute(cpu_stream(), args);
     cpu_stream().wait();
@@ -98,7 +111,7 @@ class OnednnConv : public FastKernel {
     bool z_binary = false;  // residual as a binary post-op (else a sum post-op)
     dnnl::convolution_forward prim;
     // x_md/y_md/z_md: the layouts of the tensors as stored; src_md/dst_md: the implementation's.
-    dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd;
+    dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd, scratchpad_md;
     dnnl::memory packed_w;  // constant weights in the implementation's layout
     size_t scratch_bytes = 0;
   };
@@ -155,6 +168,7 @@ class OnednnConv : public FastKernel {
     append_eltwise(ops, act_);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the session's shared scratch buffer
     const auto fwd = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
     auto make_pd = [&] {
@@ -176,6 +190,7 @@ class OnednnConv : public FastKernel {
     p->src_md = pd.src_desc();
     p->dst_md = pd.dst_desc();
     p->wmd = pd.weights_desc();
+    p->scratchpad_md = pd.scratchpad_desc();
     p->scratch_bytes = pd.scratchpad_desc().get_size();
     if (p->src_md != p->x_md) p->scratch_bytes += p->src_md.get_size();
     if (p->dst_md != p->y_md) p->scratch_bytes += p->dst_md.get_size();

@@ -31,11 +31,31 @@ struct KernelBuildInfo {
   AttrReader attrs() const { return AttrReader(node, def); }
 };
 
+// Memory the session lends a kernel for one run: planned arena slots for its outputs (so they
+// are written in place, no copy) and a scratch buffer that all nodes share.
+class KernelMemory {
+ public:
+  virtual ~KernelMemory() = default;
+  // A buffer of at least `bytes` for output i, or an undefined tensor when none is planned for it.
+  virtual Tensor output(size_t i, DType dtype, const Shape& shape, size_t bytes) = 0;
+  // At least `bytes` of 64-byte aligned temporaries, valid until the kernel returns; nullptr = none.
+  virtual void* scratch(size_t bytes) = 0;
+};
+
+// Lends nothing: outputs and temporaries come from the heap.
+class NoKernelMemory : public KernelMemory {
+ public:
+  Tensor output(size_t, DType, const Shape&, size_t) override { return {}; }
+  void* scratch(size_t) override { return nullptr; }
+};
+
 class FastKernel {
  public:
   virtual ~FastKernel() = default;
   // Computes the node's outputs into ctx; false = these inputs are not handled (nothing was set).
   virtual bool run(KernelContext& ctx) = 0;
+  // Same, with memory lent by the session. Kernels that place outputs in it override this one.
+  virtual bool run(KernelContext& ctx, KernelMemory& memory) { return run(ctx); }
   // Bytes of temporaries a run needs besides its outputs (prepacked weights excluded).
   virtual size_t scratch_bytes() const { return 0; }
   virtual const char* name() const = 0;

@@ -15,6 +15,10 @@ class FastLayerNorm : public FastKernel {
   const char* name() const override { return "vec_layer_norm"; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);
     const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
@@ -26,7 +30,7 @@ class FastLayerNorm : public FastKernel {
     for (int64_t d = axis; d < x.rank(); ++d) n *= x.dim(static_cast<int>(d));
     if (scale.numel() != n || (bias && bias->numel() != n)) return false;  // broadcast Scale: reference
     const int64_t rows = x.numel() / n;
-    Tensor y = uninit_tensor(DType::Float32, x.shape());
+    Tensor y = output_tensor(memory, 0, DType::Float32, x.shape());
     const float* px = x.data<float>();
     const float* pg = scale.data<float>();
     const float* pb = bias ? bias->data<float>() : nullptr;

@@ -55,6 +55,10 @@ class OnednnMatMul : public FastKernel {
   size_t scratch_bytes() const override { return last_ ? last_->scratch : 0; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = const_b_.defined() ? const_b_ : ctx.input(1);
     const bool has_c = ctx.has_input(2) && !(spec_.gemm && spec_.beta == 0.f);
@@ -73,11 +77,18 @@ class OnednnMatMul : public FastKernel {
       return false;  // a broadcast oneDNN does not implement: the reference handles it
     }
     if (!p->valid) return false;
-    Tensor y = uninit_tensor(DType::Float32, p->y_shape);
+    Tensor y = output_tensor(memory, 0, DType::Float32, p->y_shape);
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, view_memory(p->a_md, a)},
                                                   {DNNL_ARG_DST, view_memory(p->y_md, y)}};
     args[DNNL_ARG_WEIGHTS] = p->packed_b ? p->packed_b : view_memory(p->b_md, b);
     if (c) args[DNNL_ARG_BIAS] = view_memory(p->c_md, *c);
+    // oneDNN's scratchpad from the session's shared scratch buffer.
+    Tensor own_scratch;
+    if (p->scratch) {
+      void* pad = memory.scratch(p->scratch);
+      if (!pad) pad = (own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(p->scratch)})).raw();
+      args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(p->scratchpad_md, cpu_engine(), pad);
+    }
     p->prim.execute(cpu_stream(), args);
     cpu_stream().wait();
     ctx.set_output(0, std::move(y));
@@ -93,6 +104,7 @@ class OnednnMatMul : public FastKernel {
     dnnl::memory::desc a_md, b_md, c_md, y_md;
     dnnl::memory packed_b;
     size_t scratch = 0;
+    dnnl::memory::desc scratchpad_md;
   };
 
   Plan& plan_for(const Shape& as, const Shape& bs, const Shape& cs, bool has_c) {
@@ -164,12 +176,14 @@ class OnednnMatMul : public FastKernel {
     append_eltwise(ops, spec_.act);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the session's shared scratch buffer
     const bool pack = const_b_.defined() && bd.size() == 2;
     const dnnl::memory::desc b_req = pack ? dnnl::memory::desc(bd, dt::f32, dnnl::memory::format_tag::any) : p.b_md;
     auto desc = has_c ? dnnl::matmul::desc(p.a_md, b_req, p.c_md, p.y_md) : dnnl::matmul::desc(p.a_md, b_req, p.y_md);
     dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
     p.prim = dnnl::matmul(pd);
     p.scratch = pd.scratchpad_desc().get_size();
+    p.scratchpad_md = pd.scratchpad_desc();
     if (pack) {
       p.packed_b = dnnl::memory(pd.weights_desc(), cpu_engine());
       reorder(p.b_md, const_b_.raw(), pd.weights_desc(), p.packed_b.get_data_handle());

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "runtime/kernels/fast_kernel.h"
+
 namespace ms::rt {
 
 dnnl::engine& cpu_engine() {
@@ -62,6 +64,12 @@ Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
   if (!p) throw std::bad_alloc();
   std::shared_ptr<void> owner(p, [](void* q) { std::free(q); });
   return Tensor::view(dtype, std::move(shape), p, std::move(owner));
+}
+
+Tensor output_tensor(KernelMemory& memory, size_t i, DType dtype, Shape shape, size_t bytes) {
+  if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  Tensor t = memory.output(i, dtype, shape, bytes);
+  return t.defined() ? t : uninit_tensor(dtype, std::move(shape), bytes);
 }
 
 }  // namespace ms::rt

@@ -25,6 +25,11 @@ dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t);
 // A tensor with uninitialised, 64-byte aligned storage of `bytes` (default: its logical size).
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes = 0);
 
+// Output i of a kernel: its planned slot in `memory` when one holds `bytes` (default: the logical
+// size), else a fresh uninit_tensor.
+class KernelMemory;
+Tensor output_tensor(KernelMemory& memory, size_t i, DType dtype, Shape shape, size_t bytes = 0);
+
 // Uninitialised bytes for a oneDNN memory of descriptor `md` (temporaries of a reorder).
 Tensor byte_buffer(const dnnl::memory::desc& md);
 

@@ -26,6 +26,10 @@ class OnednnPool : public FastKernel {
   }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool blocked = x_blocked_ || y_blocked_;
     if (x.dtype() != DType::Float32 || x.rank() < 3 || x.rank() > 5 || x.numel() == 0 || (blocked && x.rank() != 4)) {
@@ -42,7 +46,7 @@ class OnednnPool : public FastKernel {
       return false;
     }
     Plan& p = *planned;
-    Tensor y = uninit_tensor(DType::Float32, p.y_shape, p.y_md.get_size());
+    Tensor y = output_tensor(memory, 0, DType::Float32, p.y_shape, p.y_md.get_size());
     // Pooling keeps the source's layout: a plain input pools plainly, then y is reordered if needed.
     Tensor dst_tmp = p.dst_md == p.y_md ? Tensor() : byte_buffer(p.dst_md);
     void* dst = dst_tmp.defined() ? dst_tmp.raw() : y.raw();

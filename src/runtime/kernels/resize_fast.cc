@@ -17,6 +17,10 @@ class FastResizeNearest : public FastKernel {
   const char* name() const override { return "resize_nearest"; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.rank() < 1 || x.numel() == 0) return false;
     const size_t r = static_cast<size_t>(x.rank());
@@ -43,7 +47,7 @@ class FastResizeNearest : public FastKernel {
     if (shape_numel(out) == 0) return false;
     std::lock_guard<std::mutex> lock(mu_);
     if (x.shape() != in_shape_ || out != out_shape_ || scales != scales_) plan(x.shape(), out, scales);
-    Tensor y = uninit_tensor(DType::Float32, out);
+    Tensor y = output_tensor(memory, 0, DType::Float32, out);
     const float* px = x.data<float>();
     float* py = y.data<float>();
     // Rows of the last axis; each output row reads one input row through the last axis' table.

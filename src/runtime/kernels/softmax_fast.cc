@@ -14,6 +14,10 @@ class FastSoftmax : public FastKernel {
   const char* name() const override { return "vec_softmax"; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.numel() == 0 || x.rank() == 0) return false;
     const int64_t axis = axis_ < 0 ? axis_ + x.rank() : axis_;
@@ -21,7 +25,7 @@ class FastSoftmax : public FastKernel {
     int64_t n = 1;
     for (int64_t d = axis; d < x.rank(); ++d) n *= x.dim(static_cast<int>(d));
     const int64_t rows = x.numel() / n;
-    Tensor y = uninit_tensor(DType::Float32, x.shape());
+    Tensor y = output_tensor(memory, 0, DType::Float32, x.shape());
     const float* px = x.data<float>();
     float* py = y.data<float>();
     const auto row = vec_loops().softmax_row;

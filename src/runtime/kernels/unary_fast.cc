@@ -17,6 +17,10 @@ class FastUnary : public FastKernel {
   const char* name() const override { return "vec_unary"; }
 
   bool run(KernelContext& ctx) override {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.numel() == 0) return false;
     float alpha = alpha_, beta = beta_;
@@ -28,7 +32,7 @@ class FastUnary : public FastKernel {
         (i == 1 ? alpha : beta) = t.data<float>()[0];
       }
     }
-    Tensor y = uninit_tensor(DType::Float32, x.shape());
+    Tensor y = output_tensor(memory, 0, DType::Float32, x.shape());
     const UnaryLoop loop = vec_loops().unary[static_cast<int>(op_)];
     const float* px = x.data<float>();
     float* py = y.data<float>();

@@ -43,24 +43,56 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
   }
   for (const auto& o : g.outputs) read(o.name, end);
 
-  // Lower bound: bytes alive at each step.
-  std::vector<size_t> live(end + 2, 0);
-  for (const auto& [name, p] : plan.placements) {
+  // Blocks of tensors that share bytes, formed in definition order: an output joins its input's
+  // block as a view, or in place when no member of that block is read after this node.
+  struct Block {
+    size_t bytes = 0, offset = 0;
+    int first_step = 0, last_step = 0;
+    std::vector<std::string> members;
+  };
+  std::vector<Block> blocks;
+  std::unordered_map<std::string, size_t> block_of;
+  for (const auto& name : order) {
+    const TensorPlacement& p = plan.placements[name];
     plan.total_bytes += p.bytes;
-    for (int s = p.first_step; s <= p.last_step; ++s) live[s + 1] += p.bytes;
+    bool joined = false;
+    if (p.first_step >= 0 && g.nodes[p.first_step].outputs.front() == name) {
+      const Node& n = g.nodes[p.first_step];
+      const size_t s = static_cast<size_t>(p.first_step);
+      for (size_t i = 0; i < n.inputs.size() && !joined; ++i) {
+        auto it = block_of.find(n.inputs[i]);
+        if (it == block_of.end() || plan.placements[n.inputs[i]].bytes != p.bytes) continue;
+        Block& b = blocks[it->second];
+        const bool view = opts.views_input && opts.views_input(s, i);
+        if (!view && !(opts.may_overwrite_input && b.last_step == p.first_step && opts.may_overwrite_input(s, i))) continue;
+        b.last_step = std::max(b.last_step, p.last_step);
+        b.members.push_back(name);
+        block_of[name] = it->second;
+        plan.shares_with[name] = n.inputs[i];
+        joined = true;
+      }
+    }
+    if (!joined) {
+      block_of[name] = blocks.size();
+      blocks.push_back(Block{p.bytes, 0, p.first_step, p.last_step, {name}});
+    }
   }
+
+  // Lower bound for this sharing: bytes alive at each step.
+  std::vector<size_t> live(end + 2, 0);
+  for (const Block& b : blocks)
+    for (int s = b.first_step; s <= b.last_step; ++s) live[s + 1] += b.bytes;
   plan.live_peak_bytes = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 
   // Greedy by size; ties broken by definition order so the plan is deterministic.
-  std::vector<std::string> by_size = order;
-  std::stable_sort(by_size.begin(), by_size.end(), [&](const std::string& a, const std::string& b) {
-    return plan.placements[a].bytes > plan.placements[b].bytes;
-  });
-  std::vector<const TensorPlacement*> placed;
-  for (const auto& name : by_size) {
-    TensorPlacement& p = plan.placements[name];
-    std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of overlapping placed tensors
-    for (const TensorPlacement* q : placed)
+  std::vector<size_t> by_size(blocks.size());
+  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
+  std::vector<const Block*> placed;
+  for (size_t idx : by_size) {
+    Block& p = blocks[idx];
+    std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of overlapping placed blocks
+    for (const Block* q : placed)
       if (q->first_step <= p.last_step && p.first_step <= q->last_step) busy.emplace_back(q->offset, q->offset + q->bytes);
     std::sort(busy.begin(), busy.end());
     size_t offset = 0;
@@ -71,6 +103,7 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
     p.offset = offset;
     plan.arena_bytes = std::max(plan.arena_bytes, offset + p.bytes);
     placed.push_back(&p);
+    for (const auto& m : p.members) plan.placements[m].offset = offset;
   }
   return plan;
 }

@@ -1,0 +1,142 @@
+// MindIR files written by hand, the way MindSpore's exporter and MindSpore Lite's converter write
+// them, independently of the project's writer (tests/data/mindir_outside/*.txtpb, protobuf text
+// format, encoded with protoc at test time), are read and run; the expected values are computed
+// here with plain loops over the same numbers the fixtures state in their header comments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "formats/mindir/mindir_reader.h"
+#include "runtime/session.h"
+#include "test_util.h"
+
+namespace ms {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fixture_dir() { return fs::path(MS_SOURCE_DIR) / "tests/data/mindir_outside"; }
+
+// Encodes fixture `name`.txtpb into `dir`/`file_name` with protoc and the project's schema.
+fs::path encode(const std::string& name, const fs::path& dir, const std::string& file_name = "") {
+  fs::path out = dir / (file_name.empty() ? name + ".mindir" : file_name);
+  std::string cmd = std::string("'") + MS_PROTOC + "' --encode=mind_ir.ModelProto -I '" + MS_SOURCE_DIR +
+                    "/src/formats/mindir' mind_ir.proto < '" + (fixture_dir() / (name + ".txtpb")).string() + "' > '" +
+                    out.string() + "' 2>&1";
+  auto r = test::run_command(cmd);
+  if (r.code != 0) {
+    std::ifstream f(out);
+    std::string msg((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    ADD_FAILURE() << "protoc could not encode " << name << ".txtpb: " << msg;
+  }
+  return out;
+}
+
+class MindirOutsideFiles : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = test::temp_dir("mindir_outside"); }
+  void TearDown() override { fs::remove_all(dir_); }
+  Model load(const std::string& name) { return mindir::load_mindir(encode(name, dir_).string()); }
+  fs::path dir_;
+};
+
+std::vector<Value> run(const Model& m, const std::vector<Value>& feeds) {
+  Session s(std::make_shared<const Model>(m));
+  return s.run(feeds);
+}
+
+Tensor f32(const std::vector<float>& v, Shape s) { return Tensor::from_vector<float>(v, std::move(s)); }
+
+void expect_values(const Value& v, const std::vector<double>& want, double tol, const std::string& what) {
+  ASSERT_TRUE(v.is_tensor()) << what;
+  const Tensor& t = v.tensor;
+  ASSERT_EQ(static_cast<size_t>(t.numel()), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(t.as_double(static_cast<int64_t>(i)), want[i], tol) << what << " [" << i << "]";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(MindirOutsideFiles, LiteCnnWithFusionPrimitives) {
+  Model m = load("lite_cnn");
+  std::vector<float> x(16), w(18), fw(24);
+  for (int i = 0; i < 16; ++i) x[i] = static_cast<float>((i % 7 - 3) * 0.25);
+  for (int k = 0; k < 18; ++k) w[k] = static_cast<float>((k % 5 - 2) * 0.5);
+  for (int k = 0; k < 24; ++k) fw[k] = static_cast<float>((k % 7 - 3) * 0.125);
+  const double cb[2] = {0.25, -0.5}, fb[3] = {0.1, -0.2, 0.3};
+  double conv[2][4][4];
+  for (int o = 0; o < 2; ++o)
+    for (int h = 0; h < 4; ++h)
+      for (int q = 0; q < 4; ++q) {
+        double s = cb[o];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            int y = h + i - 1, z = q + j - 1;
+            if (y >= 0 && y < 4 && z >= 0 && z < 4) s += x[y * 4 + z] * w[o * 9 + i * 3 + j];
+          }
+        conv[o][h][q] = std::max(s, 0.0);
+      }
+  double flat[8];
+  for (int o = 0; o < 2; ++o)
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 2; ++q) {
+        double mx = -1e30, sum = 0;
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < 2; ++j) {
+            mx = std::max(mx, conv[o][2 * h + i][2 * q + j]);
+            sum += conv[o][2 * h + i][2 * q + j];
+          }
+        flat[o * 4 + h * 2 + q] = std::clamp(mx + sum / 4, 0.0, 6.0);
+      }
+  std::vector<double> want(3);
+  for (int j = 0; j < 3; ++j) {
+    double s = fb[j];
+    for (int k = 0; k < 8; ++k) s += flat[k] * fw[j * 8 + k];
+    want[j] = std::tanh(s);
+  }
+  auto out = run(m, {Value(f32(x, {1, 1, 4, 4}))});
+  ASSERT_EQ(out.size(), 1u);
+  expect_values(out[0], want, 1e-5, "y");
+}
+
+TEST_F(MindirOutsideFiles, LiteElementwiseFusionsAndActivations) {
+  Model m = load("lite_ops");
+  const std::vector<double> x{-2, -0.5, 0, 0.5, 1.5, 3}, y{1, -1, 2, 0.25, -3, 0.5}, div{2, 4, -8};
+  std::vector<std::vector<double>> rows(9, std::vector<double>(6));
+  auto relu6 = [](double v) { return std::clamp(v, 0.0, 6.0); };
+  for (int i = 0; i < 6; ++i) {
+    double v = x[i];
+    rows[0][i] = std::max(v - y[i], 0.0);
+    rows[1][i] = relu6(v * y[i]);
+    rows[2][i] = v / div[i % 3];
+    rows[3][i] = v < 0 ? 0.1 * v : v;
+    rows[4][i] = 1 / (1 + std::exp(-v));
+    rows[5][i] = v * relu6(v + 3) / 6;
+    rows[6][i] = relu6(v + 3) / 6;
+    rows[7][i] = std::clamp(v, -0.5, 0.5);
+    rows[8][i] = v < 0 ? std::exp(v) - 1 : v;
+  }
+  // concat along axis 0: row r of the [18,3] result is rows[r / 2][(r % 2) * 3 + c]
+  double cat[18][3], sm[18][3];
+  for (int r = 0; r < 18; ++r)
+    for (int c = 0; c < 3; ++c) cat[r][c] = rows[r / 2][(r % 2) * 3 + c];
+  for (int r = 0; r < 18; ++r) {
+    double z = 0;
+    for (int c = 0; c < 3; ++c) z += std::exp(cat[r][c]);
+    for (int c = 0; c < 3; ++c) sm[r][c] = std::exp(cat[r][c]) / z;
+  }
+  std::vector<double> want0;
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 18; ++r) want0.push_back(sm[r][c]);
+  std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
+  auto out = run(m, {Value(f32(xf, {2, 3})), Value(f32(yf, {2, 3}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], want0, 1e-6, "softmax^T");
+  expect_values(out[1], rows[3], 1e-6, "leaky_relu");
+}
+
+}  // namespace
+}  // namespace ms
