@@ -168,6 +168,7 @@ int cmd_quant(const Args& args) {
 
     Model m = load_model(model_file);
     if (!input_shape.empty()) apply_input_shapes(m, input_shape);
+    quant::check_quantizable_opset(m);
     quant::check_skip_nodes(m, opts);
     if (input_file.empty() && cfg && !cfg->calibrate_path.empty()) {
       // calibrate_path names the model inputs; --inputFile takes them in graph input order.

@@ -88,6 +88,14 @@ QuantType parse_quant_type(const std::string& s) {
   fail("--quantType must be FULL_QUANT or WEIGHT_QUANT, not '{}'", s);
 }
 
+void check_quantizable_opset(const Model& m) {
+  // Raising the opset here could change other ops' semantics; the converter does that properly.
+  if (m.opset() < 13)
+    fail_unsupported("quantization needs an ai.onnx opset >= 13 model (this one is {}); convert it first: ms convert --fmk "
+                     "ONNX --modelFile {} --saveType ONNX --outputFile model13.onnx",
+                     m.opset(), m.source_path);
+}
+
 void check_skip_nodes(const Model& m, const QuantOptions& opts) {
   std::set<std::string> names;
   for (const auto& n : m.graph.nodes) names.insert(n.name);
@@ -133,8 +141,7 @@ std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& o
 
 QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges) {
   Graph& g = m.graph;
-  // Per-channel DequantizeLinear (axis) needs opset 13; raising the opset could change other ops.
-  if (m.opset() < 13) fail_unsupported("quantization needs an ai.onnx opset >= 13 model (this one is {}); convert it first", m.opset());
+  check_quantizable_opset(m);
   Names names(g);
   QuantSummary sum;
   std::vector<Node> out;

@@ -33,6 +33,10 @@ struct QuantOptions {
   std::map<std::string, std::string> keep_float;
 };
 
+// Per-channel DequantizeLinear (axis) needs opset 13: Unsupported for older models (say so before
+// spending time on calibration).
+void check_quantizable_opset(const Model& m);
+
 // Every --skipNodes name must be a node of the main graph: InvalidInput naming the first unknown.
 void check_skip_nodes(const Model& m, const QuantOptions& opts);
 

@@ -47,12 +47,14 @@ std::vector<Case> load_cases() {
 }
 
 // How the imported model is run: directly, or after `ms convert --saveType ONNX|MINDIR` written to
-// a file and read back.
-enum class Route { Direct, ViaOnnx, ViaMindIR };
+// a file and read back, or imported with --keepLayout (every NHWC tensor of the file kept).
+enum class Route { Direct, ViaOnnx, ViaMindIR, KeepLayout };
 
 ms::Model imported(const fs::path& model_path, Route route, const std::string& name) {
-  ms::Model m = ms::load_model(model_path.string());
-  if (route == Route::Direct) return m;
+  ms::LoadOptions lo;
+  lo.keep_layout = route == Route::KeepLayout;
+  ms::Model m = ms::load_model(model_path.string(), ms::ModelFormat::TFLite, lo);
+  if (route == Route::Direct || route == Route::KeepLayout) return m;
   bool onnx = route == Route::ViaOnnx;
   fs::path out = fs::temp_directory_path() / ("ms_tflite_" + name + std::to_string(::getpid()) + (onnx ? ".onnx" : ".mindir"));
   std::string written = ms::save_model(m, out.string(), onnx ? ms::ModelFormat::Onnx : ms::ModelFormat::MindIR);
@@ -101,10 +103,13 @@ TEST_P(TfliteModel, MatchesTfliteRuntime) {
 
 INSTANTIATE_TEST_SUITE_P(MediaPipe, TfliteModel,
                          ::testing::Combine(::testing::ValuesIn(load_cases()),
-                                            ::testing::Values(Route::Direct, Route::ViaOnnx, Route::ViaMindIR)),
+                                            ::testing::Values(Route::Direct, Route::ViaOnnx, Route::ViaMindIR, Route::KeepLayout)),
                          [](const auto& info) {
                            Route r = std::get<1>(info.param);
-                           return std::get<0>(info.param).name + (r == Route::Direct ? "" : r == Route::ViaOnnx ? "_onnx" : "_mindir");
+                           return std::get<0>(info.param).name + (r == Route::Direct    ? ""
+                                                                  : r == Route::ViaOnnx ? "_onnx"
+                                                                  : r == Route::ViaMindIR ? "_mindir"
+                                                                                        : "_keep_layout");
                          });
 
 // --inputLayout NCHW: the same models with channels-first image inputs (the TFLite inputs transposed

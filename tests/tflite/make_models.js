@@ -416,10 +416,68 @@ function controlFlowModel() {
   };
 }
 
-// The same model on two inputs: the IF takes its then branch for one, its else branch for the other.
+// ---- SSD post-processing (float) ----------------------------------------------------------------
+// LOGISTIC on the class logits, then the custom op TFLite_Detection_PostProcess with a constant
+// anchor grid; its options are a flexbuffer map (encoded by `flatc --flexbuffers`), with the keys
+// and the scales TF's object detection API exports.
+const SSD_ANCHORS = 96, SSD_CLASSES = 3;
+
+function flexbufferMap(map, tmp) {
+  const j = path.join(tmp, 'options.json');
+  fs.writeFileSync(j, JSON.stringify(map));
+  execFileSync('flatc', ['-b', '--flexbuffers', '-o', tmp, j]);
+  return Array.from(fs.readFileSync(path.join(tmp, 'options.bin')));
+}
+
+function ssdModel(regularNms, tmp) {
+  const anchors = [];
+  for (let k = 0; k < SSD_ANCHORS; ++k) {
+    const cell = k >> 1, y = Math.floor(cell / 8), x = cell % 8, size = k & 1 ? 0.35 : 0.2;
+    anchors.push((y + 0.5) / 6, (x + 0.5) / 8, size, size * (k & 1 ? 0.5 : 1));  // ycenter, xcenter, h, w
+  }
+  const options = flexbufferMap({
+    max_detections: 20, max_classes_per_detection: 1, detections_per_class: 8, use_regular_nms: regularNms,
+    nms_score_threshold: 0.6, nms_iou_threshold: 0.5, num_classes: SSD_CLASSES,
+    y_scale: 10.0, x_scale: 10.0, h_scale: 5.0, w_scale: 5.0,
+  }, tmp);
+  const T = (name, shape, type, buffer = 0) => ({ shape, type, buffer, name });
+  return {
+    version: 3,
+    operator_codes: [{ deprecated_builtin_code: 14, builtin_code: 'LOGISTIC', version: 1 },
+      { deprecated_builtin_code: 32, builtin_code: 'CUSTOM', custom_code: 'TFLite_Detection_PostProcess', version: 1 }],
+    subgraphs: [{
+      name: 'main',
+      tensors: [T('raw_outputs/box_encodings', [1, SSD_ANCHORS, 4], 'FLOAT32'),
+        T('raw_outputs/class_logits', [1, SSD_ANCHORS, SSD_CLASSES + 1], 'FLOAT32'),
+        T('raw_outputs/class_predictions', [1, SSD_ANCHORS, SSD_CLASSES + 1], 'FLOAT32'),
+        T('anchors', [SSD_ANCHORS, 4], 'FLOAT32', 1),
+        T('TFLite_Detection_PostProcess', [], 'FLOAT32'), T('TFLite_Detection_PostProcess:1', [], 'FLOAT32'),
+        T('TFLite_Detection_PostProcess:2', [], 'FLOAT32'), T('TFLite_Detection_PostProcess:3', [], 'FLOAT32')],
+      inputs: [0, 1], outputs: [4, 5, 6, 7],
+      operators: [{ opcode_index: 0, inputs: [1], outputs: [2] },
+        { opcode_index: 1, inputs: [0, 2, 3], outputs: [4, 5, 6, 7], custom_options: options, custom_options_format: 'FLEXBUFFERS' }],
+    }],
+    description: `mstools test model: SSD post-processing, ${regularNms ? 'regular' : 'fast'} NMS (make_models.js)`,
+    buffers: [{}, { data: Array.from(new Uint8Array(Float32Array.from(anchors).buffer)) }],
+  };
+}
+
+// Box encodings near the anchors; class logits mostly below the score threshold (fewer detections
+// than max_detections, so the padding of the outputs is compared too).
+function ssdInputs(seed) {
+  const rng = makeRng(seed);
+  const boxes = Float32Array.from({ length: SSD_ANCHORS * 4 }, () => (2 * rng() - 1) * 2);
+  const logits = Float32Array.from({ length: SSD_ANCHORS * (SSD_CLASSES + 1) }, () => (2 * rng() - 1) * 3 - 2.3);
+  return [boxes, logits];
+}
+
+// Float models, each run on its inputs: the control-flow model twice (the IF takes its then branch
+// for one input, its else branch for the other), the SSD post-processing with both NMS flavours.
 const FLOAT_CASES = [
-  { name: 'control_flow_then', model: 'control_flow', json: controlFlowModel, input: [0.5, 1.0, 0.25, 2.0] },
-  { name: 'control_flow_else', model: 'control_flow', json: controlFlowModel, input: [-3.0, -1.0, 0.5, -2.0] },
+  { name: 'control_flow_then', model: 'control_flow', json: controlFlowModel, inputs: () => [[0.5, 1.0, 0.25, 2.0]] },
+  { name: 'control_flow_else', model: 'control_flow', json: controlFlowModel, inputs: () => [[-3.0, -1.0, 0.5, -2.0]] },
+  { name: 'ssd_postprocess_fast_nms', model: 'ssd_postprocess_fast_nms', json: (tmp) => ssdModel(false, tmp), inputs: () => ssdInputs(21) },
+  { name: 'ssd_postprocess_regular_nms', model: 'ssd_postprocess_regular_nms', json: (tmp) => ssdModel(true, tmp), inputs: () => ssdInputs(22) },
 ];
 
 // ---- running them --------------------------------------------------------------------------------
@@ -523,24 +581,27 @@ async function main() {
     console.log(`${spec.name}: ${qb.operators.length} operators, ${entry.outputs.length} outputs`);
   }
   for (const spec of FLOAT_CASES) {
-    const json = spec.json();
+    const json = spec.json(tmp);
     fs.writeFileSync(path.join(MODELS_DIR, spec.model + '.json'), pretty(json) + '\n');
     const model = await load(tflite, flatcBinary(json, tmp, spec.model));
     const dir = path.join(DATA, spec.name);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
-    const shape = model.inputs[0].shape;
-    fs.writeFileSync(path.join(dir, 'input_0.npy'), npyBytes('float32', shape, Float32Array.from(spec.input)));
-    const entry = { name: spec.name, model: spec.model + '.tflite', inputs: [`${spec.name}/input_0.npy`], outputs: [],
-      output_steps: [], tolerance_steps: [] };
-    run(tf, model, [tf.tensor(Float32Array.from(spec.input), shape, 'float32')]).forEach((t, i) => {
+    const entry = { name: spec.name, model: spec.model + '.tflite', inputs: [], outputs: [], output_steps: [], tolerance_steps: [] };
+    const feeds = spec.inputs().map((values, i) => {
+      const shape = model.inputs[i].shape;
+      fs.writeFileSync(path.join(dir, `input_${i}.npy`), npyBytes('float32', shape, Float32Array.from(values)));
+      entry.inputs.push(`${spec.name}/input_${i}.npy`);
+      return tf.tensor(Float32Array.from(values), shape, 'float32');
+    });
+    run(tf, model, feeds).forEach((t, i) => {
       const data = t.dataSync();
       fs.writeFileSync(path.join(dir, `output_${i}.npy`), npyBytes(t.dtype, t.shape, t.dtype === 'int32' ? Int32Array.from(data) : data));
       entry.outputs.push(`${spec.name}/output_${i}.npy`);
       // Float outputs: 1e-5 of their largest magnitude (as "steps" of 1), integers exactly.
       entry.output_steps.push(t.dtype === 'float32' ? 1e-5 * Math.max(1, ...Array.from(data, Math.abs)) : 1e-9);
       entry.tolerance_steps.push(1);
-      console.log(`${spec.name}: output ${i} = [${Array.from(data).map((v) => v.toFixed(5)).join(', ')}]`);
+      console.log(`${spec.name}: output ${i} [${t.shape}] = [${Array.from(data).slice(0, 12).map((v) => v.toFixed(5)).join(', ')}]`);
     });
     manifest.models.push(entry);
   }

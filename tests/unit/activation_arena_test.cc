@@ -151,8 +151,8 @@ TEST(ActivationArena, OutputsStayValidAfterLaterRuns) {
   const auto first = fast.run({Value(x1)});
   for (int run = 0; run < 3; ++run) fast.run({Value(x2)});
   const Tensor want_b = map(x1, [](float v) { return sigmoid(relu(v)); });
-  expect_close(first[0].tensor, want_b.reshaped({256}), 0, 0, "y1 of the first run");
-  expect_close(first[1].tensor, map(want_b, [](float v) { return -v; }), 0, 0, "y2 of the first run");
+  expect_close(first[0].tensor, want_b.reshaped({256}), 1e-5, 1e-6, "y1 of the first run");
+  expect_close(first[1].tensor, map(want_b, [](float v) { return -v; }), 1e-5, 1e-6, "y2 of the first run");
 }
 
 TEST(ActivationArena, AViewOfAnArenaValueKeepsItsBytes) {

@@ -9,9 +9,12 @@
 #include <numeric>
 
 #include "formats/mindir/mindir_reader.h"
+#include "formats/mindir/mindir_value.h"
 #include "formats/mindir/mindir_writer.h"
 #include "mind_ir.pb.h"
 #include "ops/ms_domain.h"
+#include "passes/pipelines.h"
+#include "passes_test_util.h"
 #include "runtime/session.h"
 #include "test_util.h"
 
@@ -38,12 +41,7 @@ Written inspect(const std::string& bytes) {
   return w;
 }
 
-std::vector<int64_t> ints_of(const mind_ir::AttributeProto& a) {
-  std::vector<int64_t> r;
-  for (const auto& v : a.values()) r.push_back(v.i());
-  for (int64_t v : a.ints()) r.push_back(v);
-  return r;
-}
+std::vector<int64_t> ints_of(const mind_ir::AttributeProto& a) { return mindir::decode_value(a, a.name()).as_ints(); }
 
 std::vector<Value> run(const Model& m, const std::vector<Value>& feeds, bool reference = false) {
   SessionOptions o;
@@ -345,6 +343,73 @@ TEST(MindirMoreOps, DetectionPostProcessIsLitesPrimitiveAndReadsBack) {
   auto got = run(back, in, true), want = run(m, in, true);
   ASSERT_EQ(got.size(), 4u);
   for (size_t i = 0; i < 4; ++i) expect_close(got[i], want[i], 0.f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantization ops (expected values: the ONNX operator documentation's examples)
+
+TEST(MindirMoreOps, DynamicQuantizeLinearIsComposedOfMindSporeArithmetic) {
+  Model m = single(node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"}), {test::tensor_info("x", DType::Float32, {6})},
+                   {out_info("y", DType::UInt8), out_info("scale"), out_info("zp", DType::UInt8)});
+  Written w;
+  Model back = round_trip(m, &w);
+  EXPECT_TRUE(w.prims.count("ReduceMin") && w.prims.count("Round") && w.prims.count("ClipByValue"));
+  auto y = run(back, {Value(Tensor::from_vector<float>({0.f, 2.f, -3.f, -2.5f, 1.34f, 0.5f}, {6}))});
+  EXPECT_EQ(values<uint8_t>(y[0]), (std::vector<uint8_t>{153, 255, 0, 26, 221, 179}));
+  EXPECT_FLOAT_EQ(values<float>(y[1])[0], 5.f / 255.f);
+  EXPECT_EQ(values<uint8_t>(y[2])[0], 153);
+  // All zeros: scale 0, zero point 0, y 0 (no division by zero).
+  auto z = run(back, {Value(Tensor::from_vector<float>(std::vector<float>(6, 0.f), {6}))});
+  EXPECT_EQ(values<uint8_t>(z[0]), std::vector<uint8_t>(6, 0));
+  EXPECT_EQ(values<float>(z[1])[0], 0.f);
+  EXPECT_EQ(values<uint8_t>(z[2])[0], 0);
+}
+
+TEST(MindirMoreOps, MatMulIntegerIsAnInt32MatMulOfShiftedOperands) {
+  Model m = single(node("MatMulInteger", {"a", "b", "azp", "bzp"}, {"y"}), {test::tensor_info("a", DType::UInt8, {4, 3})},
+                   {out_info("y", DType::Int32)});
+  m.graph.initializers["b"] = Tensor::from_vector<uint8_t>({1, 4, 2, 5, 3, 6}, {3, 2});
+  m.graph.initializers["azp"] = Tensor::scalar<uint8_t>(12);
+  m.graph.initializers["bzp"] = Tensor::scalar<uint8_t>(0);
+  Written w;
+  Model back = round_trip(m, &w);
+  EXPECT_TRUE(w.prims.count("MatMul"));
+  auto y = run(back, {Value(Tensor::from_vector<uint8_t>({11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}, {4, 3}))});
+  EXPECT_EQ(values<int32_t>(y[0]), (std::vector<int32_t>{-38, -83, -44, -98, -50, -113, -56, -128}));
+}
+
+TEST(MindirMoreOps, QLinearMatMulIsAnIntegerProductRequantizedInFloat32) {
+  Model m = single(node("QLinearMatMul", {"a", "as", "azp", "b", "bs", "bzp", "ys", "yzp"}, {"y"}),
+                   {test::tensor_info("a", DType::UInt8, {2, 4})}, {out_info("y", DType::UInt8)});
+  auto& init = m.graph.initializers;
+  init["as"] = Tensor::scalar<float>(0.0066f);
+  init["azp"] = Tensor::scalar<uint8_t>(113);
+  init["b"] = Tensor::from_vector<uint8_t>({152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247}, {4, 3});
+  init["bs"] = Tensor::scalar<float>(0.00705f);
+  init["bzp"] = Tensor::scalar<uint8_t>(114);
+  init["ys"] = Tensor::scalar<float>(0.0107f);
+  init["yzp"] = Tensor::scalar<uint8_t>(118);
+  Model back = round_trip(m);
+  auto y = run(back, {Value(Tensor::from_vector<uint8_t>({208, 236, 0, 238, 3, 214, 255, 29}, {2, 4}))});
+  EXPECT_EQ(values<uint8_t>(y[0]), (std::vector<uint8_t>{168, 115, 255, 1, 66, 151}));
+}
+
+TEST(MindirMoreOps, AnOptimizedResNetBlockConvertsToMindIRAndRunsTheSame) {
+  test::TestGraph g;
+  g.input("x", {1, 4, 6, 6}).weight("w1", {4, 4, 3, 3}).weight("w2", {4, 4, 3, 3});
+  g.weight("g1", {4}, 0.5f, 1.5f).weight("b1", {4}).weight("m1", {4}).weight("v1", {4}, 0.5f, 2.f);
+  g.node("Conv", {"x", "w1"}, {"c1"}, {{"pads", test::ints_attr({1, 1, 1, 1})}});
+  g.node("BatchNormalization", {"c1", "g1", "b1", "m1", "v1"}, {"n1"}).node("Relu", {"n1"}, {"r1"});
+  g.node("Conv", {"r1", "w2"}, {"c2"}, {{"pads", test::ints_attr({1, 1, 1, 1})}});
+  g.node("Add", {"c2", "x"}, {"s"}).node("Relu", {"s"}, {"y"}).output("y");
+  Model opt = g.m;
+  passes::optimize_model(opt, {});
+  ASSERT_EQ(test::count_ops(opt, "FusedConv"), 2u);
+  Written w;
+  Model back = round_trip(opt, &w);
+  EXPECT_EQ(w.node_prims.count("Conv2DFusion"), 2u);
+  EXPECT_EQ(w.node_prims.count("AddFusion"), 1u);
+  test::expect_same_outputs(g.m, back);
 }
 
 }  // namespace

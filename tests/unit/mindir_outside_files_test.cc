@@ -138,5 +138,135 @@ TEST_F(MindirOutsideFiles, LiteElementwiseFusionsAndActivations) {
   expect_values(out[1], rows[3], 1e-6, "leaky_relu");
 }
 
+TEST_F(MindirOutsideFiles, Version2PrimitiveFunctionInputs) {
+  Model m = load("v2_prim_function");
+  std::vector<float> x(8);
+  double w[3][4], r[2][3], sm[2][3];
+  const double b[3] = {0.5, -0.25, 0.1};
+  for (int i = 0; i < 8; ++i) x[i] = static_cast<float>((i % 5 - 2) * 0.5);
+  for (int k = 0; k < 12; ++k) w[k / 4][k % 4] = ((3 * k) % 7 - 3) * 0.25;
+  for (int i = 0; i < 2; ++i) {
+    double z = 0;
+    for (int j = 0; j < 3; ++j) {
+      double s = b[j];
+      for (int k = 0; k < 4; ++k) s += x[i * 4 + k] * w[j][k];
+      r[i][j] = std::max(s, 0.0);
+      z += std::exp(r[i][j]);
+    }
+    for (int j = 0; j < 3; ++j) sm[i][j] = std::exp(r[i][j]) / z;
+  }
+  // reshape [2,3] -> [3,2] keeps the flat order; transposing gives tp[i][j] = flat[j * 2 + i]
+  std::vector<double> flat{sm[0][0], sm[0][1], sm[0][2], sm[1][0], sm[1][1], sm[1][2]};
+  std::vector<double> mean(2), cast;
+  for (int i = 0; i < 2; ++i) {
+    double s = 0;
+    for (int j = 0; j < 3; ++j) s += flat[j * 2 + i] + sm[i][j];
+    mean[i] = s / 6;
+    for (int j = 0; j < 3; ++j) cast.push_back(static_cast<float>(r[i][j]));
+  }
+  auto out = run(m, {Value(f32(x, {2, 4}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], mean, 1e-6, "reduce_mean");
+  EXPECT_EQ(out[1].tensor.dtype(), DType::Float64);
+  expect_values(out[1], cast, 1e-6, "cast");
+}
+
+Tensor flag(bool b) {
+  Tensor t(DType::Bool, {});
+  t.data<bool>()[0] = b;
+  return t;
+}
+
+TEST_F(MindirOutsideFiles, IfAsSwitchOverClosures) {
+  Model m = load("if_switch");
+  for (std::vector<float> x : {std::vector<float>{1, -0.5, 2}, std::vector<float>{-1, 0.25, -3}}) {
+    std::vector<float> y{0.5, 2, -1.5};
+    bool positive = x[0] + x[1] + x[2] > 0;
+    std::vector<double> want;
+    for (int i = 0; i < 3; ++i) want.push_back((positive ? x[i] + y[i] : x[i] - y[i]) * y[i]);
+    auto out = run(m, {Value(f32(x, {3})), Value(f32(y, {3}))});
+    ASSERT_EQ(out.size(), 1u);
+    expect_values(out[0], want, 1e-6, positive ? "true branch" : "false branch");
+  }
+}
+
+TEST_F(MindirOutsideFiles, IfOverPartialsWithCallArgumentsAndTupleResults) {
+  Model m = load("if_partial");
+  std::vector<float> x{1.5, -2}, y{0.5, 4};
+  for (bool f : {true, false}) {
+    std::vector<double> first, second;
+    for (int i = 0; i < 2; ++i) {
+      first.push_back(f ? x[i] + y[i] : x[i] - 3 * y[i]);
+      second.push_back(f ? x[i] * y[i] : 3 * y[i]);
+    }
+    auto out = run(m, {Value(f32(x, {2})), Value(f32(y, {2})), Value(flag(f))});
+    ASSERT_EQ(out.size(), 2u);
+    expect_values(out[0], first, 1e-6, f ? "then[0]" : "else[0]");
+    expect_values(out[1], second, 1e-6, f ? "then[1]" : "else[1]");
+  }
+}
+
+TEST_F(MindirOutsideFiles, WhileAsTailRecursionOverClosures) {
+  Model m = load("while_loop");
+  std::vector<float> x{1, -0.5};
+  auto out = run(m, {Value(f32(x, {2}))});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (float v : x) {
+    double s = v;
+    for (int i = 0; i < 3; ++i) s = 2 * s + 1;
+    want.push_back(s);
+  }
+  expect_values(out[0], want, 1e-6, "x");
+}
+
+TEST_F(MindirOutsideFiles, WhileOverPartialsCarryingATupleWithANestedIf) {
+  Model m = load("while_partial_tuple");
+  std::vector<float> a0{1, -0.5}, b0{2, 3};
+  std::vector<double> a(a0.begin(), a0.end()), b(b0.begin(), b0.end());
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 2; ++k) {
+      a[k] += b[k];
+      b[k] = i > 1 ? 2 * b[k] : b[k] - 1;
+    }
+  auto out = run(m, {Value(f32(a0, {2})), Value(f32(b0, {2}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], a, 1e-6, "a");
+  expect_values(out[1], b, 1e-6, "b");
+}
+
+TEST_F(MindirOutsideFiles, Version1CorePrimitivesWithMonads) {
+  Model m = load("v1_core_monads");
+  std::vector<float> x(9);
+  double w[8], fc[24];
+  for (int i = 0; i < 9; ++i) x[i] = static_cast<float>((i % 4 - 1.5) * 0.5);
+  for (int k = 0; k < 8; ++k) w[k] = (k % 3 - 1) * 0.5;
+  for (int k = 0; k < 24; ++k) fc[k] = (k % 5 - 2) * 0.25;
+  const double bias[2] = {0.1, -0.1}, gamma[2] = {1.5, 0.5}, beta[2] = {0, 0.2}, mean[2] = {0.1, -0.1},
+               var[2] = {0.25, 4};
+  double act[2][3][3];
+  for (int o = 0; o < 2; ++o)
+    for (int h = 0; h < 3; ++h)
+      for (int q = 0; q < 3; ++q) {
+        double s = bias[o];  // padding only at the bottom and the right
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < 2; ++j)
+            if (h + i < 3 && q + j < 3) s += x[(h + i) * 3 + q + j] * w[o * 4 + i * 2 + j];
+        s = gamma[o] * (s - mean[o]) / std::sqrt(var[o] + 1e-5) + beta[o];
+        act[o][h][q] = std::max(s, 0.0);
+      }
+  double flat[8];
+  for (int o = 0; o < 2; ++o)
+    for (int h = 0; h < 2; ++h)
+      for (int q = 0; q < 2; ++q)
+        flat[o * 4 + h * 2 + q] = std::max({act[o][h][q], act[o][h + 1][q], act[o][h][q + 1], act[o][h + 1][q + 1]});
+  std::vector<double> want(3);
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 8; ++k) want[j] += flat[k] * fc[j * 8 + k];
+  auto out = run(m, {Value(f32(x, {1, 1, 3, 3}))});
+  ASSERT_EQ(out.size(), 1u);
+  expect_values(out[0], want, 1e-5, "y");
+}
+
 }  // namespace
 }  // namespace ms

@@ -168,6 +168,29 @@ RVal import_prelu_fusion(ReadCtx& c) {
   return RVal::tensor(c.add1("PRelu", {c.tensor(0), slope}), c.out_abstract());
 }
 
+// An int64 shape-like operand (ONNX's Reshape shape, Tile repeats) from input i, which Lite writes
+// as an int32 tensor and mindspore.export as a tuple.
+std::string int64_operand(ReadCtx& c, size_t i) {
+  const RVal& v = c.inputs().at(i);
+  if (v.kind == RVal::Kind::Const) {
+    auto ints = v.c.as_ints();
+    return c.add_const(Tensor::from_vector<int64_t>(ints, {static_cast<int64_t>(ints.size())}), "shape");
+  }
+  std::string t = c.tensor(i);
+  if (c.dtype(i) != DType::Int64) t = c.add1("Cast", {t}, {{"to", Attribute::of_int(static_cast<int64_t>(DType::Int64))}});
+  return t;
+}
+
+RVal import_reshape(ReadCtx& c) {
+  if (c.inputs().size() < 2) fail("{}: Reshape without a shape input", c.what());
+  return RVal::tensor(c.add1("Reshape", {c.tensor(0), int64_operand(c, 1)}), c.out_abstract());
+}
+
+RVal import_tile(ReadCtx& c) {
+  if (c.inputs().size() < 2) fail("{}: Tile without multiples", c.what());
+  return RVal::tensor(c.add1("Tile", {c.tensor(0), int64_operand(c, 1)}), c.out_abstract());
+}
+
 }  // namespace
 
 const std::vector<ImportRule>& lite_import_rules() {
@@ -183,6 +206,8 @@ const std::vector<ImportRule>& lite_import_rules() {
       R("DivFusion", [](ReadCtx& c) { return import_binary_fusion(c, "Div"); }),
       R("Activation", import_activation),
       R("PReLUFusion", import_prelu_fusion),
+      R("Reshape", import_reshape),
+      R("TileFusion", import_tile),
   };
   return rules;
 }

@@ -11,6 +11,7 @@
 #include "formats/mindir/mindir_composed_export.h"
 #include "formats/mindir/mindir_fused_forms.h"
 #include "formats/mindir/mindir_index_forms.h"
+#include "formats/mindir/mindir_quant_forms.h"
 #include "formats/mindir/mindir_signal_forms.h"
 #include "formats/mindir/mindir_native_forms.h"
 #include "formats/mindir/mindir_ops.h"
@@ -692,6 +693,8 @@ const std::vector<ExportRule>& export_rules() {
       R("MeanVarianceNormalization", "MeanVarianceNormalization"), R("ConvTranspose", "Conv2DTranspose"),
       F("MaxUnpool", "MaxUnpool2D", export_max_unpool), F("Unique", "Unique2", export_unique),
       F("DFT", "FFT", export_dft), F("STFT", "RFFT", export_stft),
+      F("DynamicQuantizeLinear", "RealDiv", export_dynamic_quantize_linear), F("MatMulInteger", "MatMul", export_mat_mul_integer),
+      F("QLinearMatMul", "MatMul", export_qlinear_mat_mul),
       // the project's fused ops (keyed "<domain>.<op>"), as MindSpore Lite writes fused graphs
       F(ms_op("FusedConv"), "Conv2DFusion", export_fused_conv),
       F(ms_op("FusedGemm"), "MatMulFusion", export_fused_gemm),
@@ -1127,14 +1130,17 @@ RVal import_scalar_binary(ReadCtx& c, const std::string& op) {
 
 RVal import_celu(ReadCtx& c) {
   const RVal& alpha = c.inputs().size() > 1 ? c.inputs()[1] : RVal{};
-  if (alpha.kind == RVal::Kind::Const || c.attr("alpha")) {
+  DType dt = c.dtype(0);
+  // ONNX defines Celu on float32 only; other dtypes take the formula below.
+  if ((alpha.kind == RVal::Kind::Const || c.attr("alpha")) && (dt == DType::Float32 || dt == DType::Undefined)) {
     double a = alpha.kind == RVal::Kind::Const ? alpha.c.as_double() : c.attr("alpha")->as_double();
     return RVal::tensor(c.add1("Celu", {c.tensor(0)}, {{"alpha", Attribute::of_float(static_cast<float>(a))}}), c.out_abstract());
   }
-  // alpha computed at run time: celu(x) = max(0,x) + min(0, alpha*(exp(x/alpha)-1))
-  DType dt = c.dtype(0);
+  // alpha computed at run time (or x not float32): celu(x) = max(0,x) + min(0, alpha*(exp(x/alpha)-1))
   std::string x = c.tensor(0);
-  std::string a = c.tensor(1);
+  std::string a = alpha.kind == RVal::Kind::None && c.attr("alpha")
+                      ? c.add_const(scalar_like(dt, c.attr("alpha")->as_double()), "alpha")
+                      : c.tensor(1);
   if (c.dtype(1) != dt) a = c.add1("Cast", {a}, {{"to", Attribute::of_int(static_cast<int64_t>(dt))}});
   std::string e = c.add1("Exp", {c.add1("Div", {x, a})});
   std::string s = c.add1("Sub", {e, c.add_const(scalar_like(dt, 1.0), "one")});
@@ -1148,6 +1154,31 @@ RVal import_upsample_nearest(ReadCtx& c, int sp) {
   std::map<std::string, Attribute> a{{"mode", Attribute::of_string("nearest")},
                                      {"coordinate_transformation_mode", Attribute::of_string("asymmetric")},
                                      {"nearest_mode", Attribute::of_string("floor")}};
+  // ONNX Runtime has Resize kernels for few dtypes (not float64); with static dims, nearest
+  // upsampling is one Gather per spatial axis instead, exact for every dtype.
+  std::vector<int64_t> in = c.dims(0);
+  bool static_in = static_cast<int>(in.size()) == 2 + sp &&
+                   std::all_of(in.begin(), in.end(), [](int64_t d) { return d >= 0; });
+  if (c.dtype(0) != DType::Float32 && static_in) {
+    std::string y = c.tensor(0);
+    for (int k = 0; k < sp; ++k) {
+      int64_t n_in = in[2 + k], n_out;
+      double sc;
+      if (scale.kind == RVal::Kind::Const && scale.c.kind != MsValue::Kind::None) {
+        sc = scale.c.as_doubles().at(k);
+        n_out = static_cast<int64_t>(std::floor(n_in * sc));
+      } else if (size.kind == RVal::Kind::Const && size.c.kind != MsValue::Kind::None) {
+        n_out = size.c.as_ints().at(k);
+        sc = static_cast<double>(n_out) / static_cast<double>(n_in);
+      } else {
+        break;
+      }
+      std::vector<int64_t> idx(n_out);
+      for (int64_t o = 0; o < n_out; ++o) idx[o] = std::min<int64_t>(static_cast<int64_t>(std::floor(o / sc)), n_in - 1);
+      y = c.add1("Gather", {y, c.add_const(i64(idx), "nearest_index")}, {{"axis", Attribute::of_int(2 + k)}});
+      if (k == sp - 1) return RVal::tensor(y, c.out_abstract());
+    }
+  }
   if (scale.kind == RVal::Kind::Const && scale.c.kind != MsValue::Kind::None) {
     std::vector<float> sc{1.f, 1.f};
     for (double d : scale.c.as_doubles()) sc.push_back(static_cast<float>(d));
@@ -1311,6 +1342,7 @@ const std::vector<ImportRule>& import_rules() {
       I("CeLU", import_celu),
       I("UpsampleNearest3D", [](ReadCtx& c) { return import_upsample_nearest(c, 3); }),
       I("LSTM", import_ms_lstm),
+      I("CudnnGRU", import_ms_gru), I("GRUV2", import_ms_gru),
       I("NonZero", import_nonzero),
       I("UniformReal", import_uniform_real),
       I("ArgMaxWithValue", import_arg_max_with_value),

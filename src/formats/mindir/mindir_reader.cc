@@ -854,6 +854,7 @@ class Reader {
     if (then_g->outputs.size() != static_cast<size_t>(F.input_size()))
       fail("{}: the loop body of {} passes {} values back, the loop has {}", what, F.name(), then_g->outputs.size(), F.input_size());
     auto else_g = std::make_shared<Graph>();
+    else_g->name = F.name() + "_exit";  // ONNX requires graph names
     for (size_t k = 0; k < model_.graph.inputs.size() - 2; ++k) {
       Node id;
       id.op_type = "Identity";

@@ -49,5 +49,7 @@ void export_scan(WriteCtx& c);
 // loop per direction, sequence lengths by masking (MindSpore's variable_recurrent).
 void export_rnn(WriteCtx& c);
 void export_gru(WriteCtx& c);
+// MindSpore's fused GRU primitives (CudnnGRU, GRUV2: one forward layer) read as an ONNX GRU.
+RVal import_ms_gru(ReadCtx& c);
 
 }  // namespace ms::mindir

@@ -191,4 +191,46 @@ void export_recurrent(WriteCtx& c, bool gru) {
 void export_rnn(WriteCtx& c) { export_recurrent(c, false); }
 void export_gru(WriteCtx& c) { export_recurrent(c, true); }
 
+// MindSpore's fused GRU (nn.GRU on GPU: CudnnGRU(x, h, w); GRUV2(x, h, w, seq_lengths)) is cuDNN's
+// GRU: the linear_before_reset cell, the flat weight [W_ih; W_hh; b_ih; b_hh] with the gates in the
+// order r, z, n (ONNX: z, r, h), outputs (y [T, B, D*H], h_n, reserve, state).
+RVal import_ms_gru(ReadCtx& c) {
+  auto geti = [&](const char* n, int64_t d) { return c.attr(n) ? c.attr(n)->as_int() : d; };
+  if (!c.attr("input_size") || !c.attr("hidden_size")) fail("{}: {} without input_size / hidden_size", c.what(), c.prim());
+  if (c.inputs().size() < 3) fail("{}: {} takes (x, h, w{})", c.what(), c.prim(), c.prim() == "GRUV2" ? ", seq_lengths" : "");
+  const int64_t I = geti("input_size", 0), H = geti("hidden_size", 0), L = geti("num_layers", 1);
+  const bool bias = geti("has_bias", 1) != 0, bidir = geti("bidirectional", 0) != 0;
+  if (L != 1 || bidir)
+    fail_unsupported("{}: {} with {} layers{} is not supported (one forward layer is)", c.what(), c.prim(), L, bidir ? ", bidirectional" : "");
+  auto i64 = [](std::vector<int64_t> v) { return Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())}); };
+  std::string w = c.tensor(2);
+  auto slice = [&](int64_t b, int64_t e) {
+    return c.add1("Slice", {w, c.add_const(i64({b}), "starts"), c.add_const(i64({e}), "ends"), c.add_const(i64({0}), "axes")});
+  };
+  auto reorder = [&](const std::string& flat, int64_t cols) {  // r, z, n -> z, r, h
+    std::string g = c.add1("Reshape", {flat, c.add_const(i64({3, H, cols}), "shape")});
+    auto parts = c.add("Split", {g}, {{"axis", Attribute::of_int(0)}}, 3);
+    std::string cat = c.add1("Concat", {parts[1], parts[0], parts[2]}, {{"axis", Attribute::of_int(0)}});
+    return c.add1("Reshape", {cat, c.add_const(i64({1, 3 * H, cols}), "shape")});
+  };
+  int64_t off = 0;
+  std::string W = reorder(slice(off, off + 3 * H * I), I);
+  off += 3 * H * I;
+  std::string R = reorder(slice(off, off + 3 * H * H), H);
+  off += 3 * H * H;
+  std::string B;
+  if (bias) {
+    std::string cat = c.add1("Concat", {reorder(slice(off, off + 3 * H), 1), reorder(slice(off + 3 * H, off + 6 * H), 1)},
+                             {{"axis", Attribute::of_int(1)}});
+    B = c.add1("Reshape", {cat, c.add_const(i64({1, 6 * H}), "shape")});
+  }
+  std::string lens = c.inputs().size() > 3 ? c.tensor(3) : "";
+  auto outs = c.add("GRU", {c.tensor(0), W, R, B, lens, c.tensor(1)},
+                    {{"hidden_size", Attribute::of_int(H)}, {"linear_before_reset", Attribute::of_int(1)}}, 2);
+  std::string y = c.add1("Squeeze", {outs[0], c.add_const(i64({1}), "axes")});
+  const Abstract& oa = c.out_abstract();
+  auto ab = [&](size_t i) { return oa.kind == Abstract::Kind::Tuple && i < oa.elems.size() ? oa.elems[i] : Abstract{}; };
+  return RVal::tuple({RVal::tensor(y, ab(0)), RVal::tensor(outs[1], ab(1)), RVal{}, RVal{}});
+}
+
 }  // namespace ms::mindir

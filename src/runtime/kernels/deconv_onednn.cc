@@ -41,19 +41,8 @@ class OnednnDeconv : public FastKernel {
     if (!plan_) return false;
     Plan& p = *plan_;
     Tensor y = output_tensor(memory, 0, DType::Float32, p.y_shape);
-    // The implementation's layouts, when they are not the plain ones, by reorders at the boundary.
-    Tensor src_tmp, dst_tmp;
-    dnnl::memory src = view_memory(p.x_md, x), dst = view_memory(p.y_md, y);
-    if (p.src_md != p.x_md) {
-      src_tmp = byte_buffer(p.src_md);
-      reorder(p.x_md, x.raw(), p.src_md, src_tmp.raw());
-      src = dnnl::memory(p.src_md, cpu_engine(), src_tmp.raw());
-    }
-    if (p.dst_md != p.y_md) {
-      dst_tmp = byte_buffer(p.dst_md);
-      dst = dnnl::memory(p.dst_md, cpu_engine(), dst_tmp.raw());
-    }
-    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, view_memory(p.x_md, x)},
+                                                  {DNNL_ARG_DST, view_memory(p.y_md, y)}};
     if (weights_.defined()) {
       args[DNNL_ARG_WEIGHTS] = p.packed_w;
     } else {
@@ -64,7 +53,6 @@ class OnednnDeconv : public FastKernel {
     if (has_bias) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, ctx.input(2));
     p.prim.execute(cpu_stream(), args);
     cpu_stream().wait();
-    if (dst_tmp.defined()) reorder(p.dst_md, dst_tmp.raw(), p.y_md, y.raw());
     ctx.set_output(0, std::move(y));
     return true;
   }
@@ -74,8 +62,7 @@ class OnednnDeconv : public FastKernel {
     Shape x_shape, w_shape, y_shape;
     bool has_bias = false;
     dnnl::deconvolution_forward prim;
-    // x_md/y_md: the tensors as stored (plain); src_md/dst_md: the layouts the implementation chose.
-    dnnl::memory::desc x_md, y_md, src_md, dst_md, bias_md, wmd, user_wmd;
+    dnnl::memory::desc x_md, y_md, bias_md, wmd, user_wmd;
     dnnl::memory packed_w;
   };
 
@@ -129,17 +116,11 @@ class OnednnDeconv : public FastKernel {
     const dnnl::memory::desc any_w(wd, dnnl::memory::data_type::f32, tag::any);
     const auto fwd = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::deconvolution_direct;
-    // Free layouts: on plain ones oneDNN has only its gemm-based deconvolution (PaddleOCR's 2x2
-    // stride-2 upsampling ran at 4 GFLOP/s on it); the reorders at the boundary cost less.
-    const dnnl::memory::desc any_x(to_dims(xs), dnnl::memory::data_type::f32, tag::any);
-    const dnnl::memory::desc any_y(to_dims(p->y_shape), dnnl::memory::data_type::f32, tag::any);
-    auto desc = has_bias ? dnnl::deconvolution_forward::desc(fwd, alg, any_x, any_w, p->bias_md, any_y, st, dl, pl, pr)
-                         : dnnl::deconvolution_forward::desc(fwd, alg, any_x, any_w, any_y, st, dl, pl, pr);
+    auto desc = has_bias ? dnnl::deconvolution_forward::desc(fwd, alg, p->x_md, any_w, p->bias_md, p->y_md, st, dl, pl, pr)
+                         : dnnl::deconvolution_forward::desc(fwd, alg, p->x_md, any_w, p->y_md, st, dl, pl, pr);
     dnnl::deconvolution_forward::primitive_desc pd(desc, cpu_engine());
     p->prim = dnnl::deconvolution_forward(pd);
     p->wmd = pd.weights_desc();
-    p->src_md = pd.src_desc();
-    p->dst_md = pd.dst_desc();
     if (weights_.defined()) {
       p->packed_w = dnnl::memory(p->wmd, cpu_engine());
       reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());
