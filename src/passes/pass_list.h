@@ -23,5 +23,6 @@ std::unique_ptr<Pass> make_fuse_gelu();
 std::unique_ptr<Pass> make_fuse_hard_swish();
 std::unique_ptr<Pass> make_fuse_attention();
 std::unique_ptr<Pass> make_fuse_activation();
+std::unique_ptr<Pass> make_fuse_quantized_conv();
 
 }  // namespace ms::passes

@@ -50,13 +50,20 @@ std::vector<std::unique_ptr<Pass>> general_pipeline() {
 
 std::vector<std::string> optimize_levels() { return {"general", "cpu", "ascend"}; }
 
-// cpu: the same passes as general. What the CPU runtime wants beyond them (blocked layouts,
+// cpu: fuse_quantized_conv, then the same passes as general. What the CPU runtime wants beyond them (blocked layouts,
 // prepacked weights) it decides when a session is created (runtime/kernels), per input shape, so
 // no graph rewrite would help it. ascend: the general passes, restricted to standard ops
 // (configure_for_level), because the Ascend path is MindIR and MindSpore's graph compiler does its
 // own Conv/BN/activation fusion; there is no Ascend-specific pass.
 std::vector<std::unique_ptr<Pass>> make_pipeline(const std::string& level) {
-  if (level == "general" || level == "cpu" || level == "ascend") return general_pipeline();
+  if (level == "cpu") {
+    // QDQ convolutions become int8 ones first: fold_constants would dequantize their weights.
+    std::vector<std::unique_ptr<Pass>> p;
+    p.push_back(make_fuse_quantized_conv());
+    for (auto& pass : general_pipeline()) p.push_back(std::move(pass));
+    return p;
+  }
+  if (level == "general" || level == "ascend") return general_pipeline();
   fail("--optimize must be general, cpu or ascend, not '{}'", level);
 }
 
@@ -70,7 +77,7 @@ constexpr const char* kSubgraphStep = "optimize_subgraphs";
 
 std::vector<std::string> all_pass_names() {
   std::vector<std::string> names;
-  for (const auto& p : general_pipeline())
+  for (const auto& p : make_pipeline("cpu"))
     if (std::find(names.begin(), names.end(), p->name()) == names.end()) names.push_back(p->name());
   names.push_back(kSubgraphStep);
   return names;

@@ -121,6 +121,23 @@ TEST(MindirMoreOps, MaxUnpoolBecomesMaxUnpool2DWithPlaneIndicesAndAnExplicitOutp
   EXPECT_EQ(values<float>(y[0]), want);
 }
 
+TEST(MindirMoreOps, MaxUnpool3DKeepsEachValueAtItsIndex) {
+  // [1, 1, 1, 2, 2] pooled by 2x2x2 with stride 2: default output [1, 1, 2, 4, 4].
+  Model m = single(node("MaxUnpool", {"x", "i"}, {"y"}, {{"kernel_shape", Attribute::of_ints({2, 2, 2})}, {"strides", Attribute::of_ints({2, 2, 2})}}),
+                   {test::tensor_info("x", DType::Float32, {1, 1, 1, 2, 2}), test::tensor_info("i", DType::Int64, {1, 1, 1, 2, 2})},
+                   {out_info("y")});
+  Written w;
+  Model back = round_trip(m, &w);
+  ASSERT_TRUE(w.prims.count("MaxUnpool3D"));
+  EXPECT_EQ(ints_of(w.prims["MaxUnpool3D"]["ksize"]), (std::vector<int64_t>{1, 1, 2, 2, 2}));
+  std::vector<int64_t> idx{0, 19, 10, 31};
+  auto y = run(back, {Value(Tensor::from_vector<float>({1, 2, 3, 4}, {1, 1, 1, 2, 2})), Value(Tensor::from_vector<int64_t>(idx, {1, 1, 1, 2, 2}))});
+  std::vector<float> want(32, 0.f);
+  for (size_t k = 0; k < idx.size(); ++k) want[idx[k]] = static_cast<float>(k + 1);
+  EXPECT_EQ(y[0].tensor.shape(), (Shape{1, 1, 2, 4, 4}));
+  EXPECT_EQ(values<float>(y[0]), want);
+}
+
 TEST(MindirMoreOps, MaxUnpoolWithAsymmetricPadsIsRefusedNamingTheNode) {
   Model m = single(node("MaxUnpool", {"x", "i"}, {"y"}, {{"kernel_shape", Attribute::of_ints({2, 2})}, {"pads", Attribute::of_ints({0, 0, 1, 0})}}),
                    {test::tensor_info("x", DType::Float32, {1, 1, 2, 2}), test::tensor_info("i", DType::Int64, {1, 1, 2, 2})},

@@ -268,5 +268,148 @@ TEST_F(MindirOutsideFiles, Version1CorePrimitivesWithMonads) {
   expect_values(out[0], want, 1e-5, "y");
 }
 
+TEST_F(MindirOutsideFiles, ConstantsOfEveryFormAndANestedTupleOutput) {
+  Model m = load("consts_tuples");
+  std::vector<float> x{-1.5, 0.25, 2, 3.5, -0.75, 1};
+  auto at = [&](int r, int c) { return static_cast<double>(x[r * 3 + c]); };
+  std::vector<double> tiled, halved, swapped, third, sliced, scaled, shifted, squeezed, ints;
+  double summed = 0;
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 6; ++i) tiled.push_back(x[i]);
+  for (int r = 0; r < 2; ++r) {
+    third.push_back(at(r, 2));
+    for (int c = 0; c < 3; ++c) {
+      halved.push_back(at(r, c) * 0.5);
+      swapped.push_back(at(1 - r, c));
+      scaled.push_back(at(r, c) * 2);
+      shifted.push_back(at(r, c) + c + 1);
+      squeezed.push_back(at(r, c));
+      ints.push_back(std::trunc(at(r, c)));
+      summed += at(r, c);
+      if (c >= 1) sliced.push_back(at(r, c));
+    }
+  }
+  auto out = run(m, {Value(f32(x, {2, 3}))});
+  ASSERT_EQ(out.size(), 10u);  // the nested tuple, flattened in order
+  expect_values(out[0], tiled, 0, "tiled");
+  expect_values(out[1], halved, 0, "halved");
+  expect_values(out[2], swapped, 0, "swapped");
+  expect_values(out[3], third, 0, "third");
+  expect_values(out[4], sliced, 0, "sliced");
+  EXPECT_EQ(out[5].tensor.dtype(), DType::Float32);  // the DOUBLE scalar does not promote x
+  expect_values(out[5], scaled, 0, "scaled");
+  expect_values(out[6], shifted, 0, "shifted");
+  expect_values(out[7], squeezed, 0, "squeezed");
+  EXPECT_EQ(out[8].tensor.dtype(), DType::Int32);
+  expect_values(out[8], ints, 0, "ints");
+  expect_values(out[9], {summed}, 1e-6, "summed");
+}
+
+TEST_F(MindirOutsideFiles, Float16AndIntegerParameters) {
+  Model m = load("fp16_int_params");
+  std::vector<float> x{1.5, -2};
+  const double w[4] = {0.5, -1.25, 2, 0.125};
+  std::vector<int32_t> idx{3, 0, 2};
+  std::vector<int64_t> n{5, 7};
+  std::vector<double> y0{x[0] * w[0] + x[1] * w[2], x[0] * w[1] + x[1] * w[3]}, y1;
+  for (int32_t r : idx)
+    for (int c = 0; c < 2; ++c) y1.push_back((r * 2 + c) * 0.25 - 1);
+  auto out = run(m, {Value(f32(x, {1, 2})), Value(Tensor::from_vector<int32_t>(idx, {3})), Value(Tensor::from_vector<int64_t>(n, {2}))});
+  ASSERT_EQ(out.size(), 3u);
+  expect_values(out[0], y0, 1e-6, "x . w16");
+  expect_values(out[1], y1, 0, "embedding rows");
+  EXPECT_EQ(out[2].tensor.dtype(), DType::Int64);
+  expect_values(out[2], {15, 4}, 0, "n + offs");
+}
+
+// The data file of the split form, written here from the numbers the fixture states.
+void write_variables(const fs::path& dir) {
+  fs::create_directories(dir / "external_weights_variables");
+  std::vector<char> blob(192, 0);
+  blob[0] = 1;  // little endian
+  const float bias[2] = {0.5f, -1.f}, weight[6] = {1, 2, 3, -1, 0.5f, 0.25f};
+  std::memcpy(blob.data() + 64, bias, sizeof bias);
+  std::memcpy(blob.data() + 128, weight, sizeof weight);
+  std::ofstream(dir / "external_weights_variables/data_0", std::ios::binary).write(blob.data(), static_cast<std::streamsize>(blob.size()));
+}
+
+TEST_F(MindirOutsideFiles, SplitWeightsInVariablesFiles) {
+  write_variables(dir_);
+  Model m = mindir::load_mindir(encode("external_weights_graph", dir_).string());
+  std::vector<float> x{2, -1, 4};
+  auto out = run(m, {Value(f32(x, {1, 3}))});
+  ASSERT_EQ(out.size(), 1u);
+  expect_values(out[0], {2 * 1 - 1 * 2 + 4 * 3 + 0.5, 2 * -1 - 1 * 0.5 + 4 * 0.25 - 1}, 1e-6, "y");
+}
+
+TEST_F(MindirOutsideFiles, SplitWeightsWithAMissingDataFileAreRefusedWithTheirPath) {
+  try {
+    mindir::load_mindir(encode("external_weights_graph", dir_).string());
+    ADD_FAILURE() << "read without its data file";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("external_weights_variables/data_0"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(MindirOutsideFiles, LinearQuantWeightsAreDequantizedPerChannel) {
+  Model m = load("weight_quant_params");
+  const int q[2][3] = {{10, -20, 30}, {127, -128, 0}};
+  const double scale[2] = {0.05, 0.01}, zp[2] = {0, 2};
+  std::vector<float> x{1, -0.5, 2};
+  std::vector<double> want(2);
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 3; ++k) want[c] += x[k] * (q[c][k] - zp[c]) * scale[c];
+  auto out = run(m, {Value(f32(x, {1, 3}))});
+  ASSERT_EQ(out.size(), 1u);
+  expect_values(out[0], want, 1e-5, "y");
+}
+
+double sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+
+TEST_F(MindirOutsideFiles, LstmPrimitiveWithFlatWeights) {
+  Model m = load("lstm");
+  const int I = 2, H = 2, S = 3;
+  std::vector<double> w(48);
+  for (int k = 0; k < 48; ++k) w[k] = ((5 * k) % 11 - 5) * 0.1;
+  const double* w_ih = w.data();                  // [4H, I]
+  const double* w_hh = w_ih + 4 * H * I;          // [4H, H]
+  const double* b_ih = w_hh + 4 * H * H;          // [4H]
+  const double* b_hh = b_ih + 4 * H;              // [4H]
+  std::vector<float> x{0.5, -1, 1.5, 0.25, -0.75, 2}, h0{0.1, -0.2}, c0{0.3, 0.05};
+  std::vector<double> h(h0.begin(), h0.end()), c(c0.begin(), c0.end()), ys;
+  for (int t = 0; t < S; ++t) {
+    double g[4 * H];
+    for (int r = 0; r < 4 * H; ++r) {
+      g[r] = b_ih[r] + b_hh[r];
+      for (int k = 0; k < I; ++k) g[r] += w_ih[r * I + k] * x[t * I + k];
+      for (int k = 0; k < H; ++k) g[r] += w_hh[r * H + k] * h[k];
+    }
+    for (int j = 0; j < H; ++j) {  // gates i, f, g, o
+      c[j] = sigmoid(g[H + j]) * c[j] + sigmoid(g[j]) * std::tanh(g[2 * H + j]);
+      h[j] = sigmoid(g[3 * H + j]) * std::tanh(c[j]);
+    }
+    ys.insert(ys.end(), h.begin(), h.end());
+  }
+  auto out = run(m, {Value(f32(x, {S, 1, I})), Value(f32(h0, {1, 1, H})), Value(f32(c0, {1, 1, H}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], ys, 1e-5, "y");
+  expect_values(out[1], {h[0], h[1], c[0], c[1]}, 1e-5, "(h_n, c_n)");
+}
+
+TEST_F(MindirOutsideFiles, PythonLevelCallsAreRefusedNamingTheNode) {
+  for (const char* name : {"unsupported_meta_func_graph", "unsupported_class_type"}) {
+    SCOPED_TRACE(name);
+    auto path = encode(name, dir_);
+    auto r = test::run_command(std::string("'") + MS_BINARY + "' run --modelFile '" + path.string() + "' --outputDir '" +
+                               (dir_ / "out").string() + "' 2>&1");
+    EXPECT_EQ(r.code, 3) << r.output;
+    EXPECT_NE(r.output.find("CNode_1:2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string(name).find("meta") != std::string::npos ? "MetaFuncGraph 'add'" : "Python class"),
+              std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir_ / "out" / "output_0.npy"));
+  }
+}
+
 }  // namespace
 }  // namespace ms

@@ -275,16 +275,44 @@ class Reader {
     auto it = uses_.find(mindir_name);
     return it == uses_.end() ? 0 : it->second;
   }
+  // MindSpore's implicit conversion for broadcasting ops: a number (Python scalar) next to tensors
+  // takes the tensors' dtype (x * 2.0 stays float32 although the file writes 2.0 as DOUBLE).
+  DType scalar_operand_dtype(NodeReader& c, const OpDef& def) const {
+    if (!(def.traits & kTraitBroadcast)) return DType::Undefined;
+    for (const auto& in : c.inputs()) {
+      if (in.kind != RVal::Kind::Tensor) continue;
+      DType dt = abstract_of_value(in).dtype;
+      if (dt != DType::Undefined && dt != DType::Bool && dt != DType::String) return dt;
+    }
+    return DType::Undefined;
+  }
+  static Tensor scalar_in(DType dt, const MsValue& v) {
+    double d = v.as_double();
+    switch (dt) {
+      case DType::Float64: return Tensor::scalar<double>(d);
+      case DType::Float16: return Tensor::scalar<float16_t>(float16_t(static_cast<float>(d)));
+      case DType::Int64: return Tensor::scalar<int64_t>(static_cast<int64_t>(d));
+      case DType::Int32: return Tensor::scalar<int32_t>(static_cast<int32_t>(d));
+      case DType::Int16: return Tensor::scalar<int16_t>(static_cast<int16_t>(d));
+      case DType::Int8: return Tensor::scalar<int8_t>(static_cast<int8_t>(d));
+      case DType::UInt8: return Tensor::scalar<uint8_t>(static_cast<uint8_t>(d));
+      default: return Tensor::scalar<float>(static_cast<float>(d));
+    }
+  }
+
   RVal generic(NodeReader& c, const std::string& ir_op, const std::vector<std::pair<std::string, std::string>>& renames) {
+    const OpDef* def = OpRegistry::global().find("", ir_op);
+    if (!def) fail_unsupported("{}: the IR has no operator {}", c.what(), ir_op);
+    DType scalar_dt = scalar_operand_dtype(c, *def);
     std::vector<std::string> ins;
     for (size_t i = 0; i < c.inputs().size(); ++i) {
-      if (c.inputs()[i].kind == RVal::Kind::Monad) continue;
-      ins.push_back(c.tensor(i));
+      const RVal& in = c.inputs()[i];
+      if (in.kind == RVal::Kind::Monad) continue;
+      bool number = in.kind == RVal::Kind::Const && (in.c.kind == MsValue::Kind::Float || in.c.kind == MsValue::Kind::Int);
+      ins.push_back(number && scalar_dt != DType::Undefined ? add_const(scalar_in(scalar_dt, in.c), "const") : c.tensor(i));
     }
     while (!ins.empty() && ins.back().empty()) ins.pop_back();
     std::map<std::string, Attribute> attrs;
-    const OpDef* def = OpRegistry::global().find("", ir_op);
-    if (!def) fail_unsupported("{}: the IR has no operator {}", c.what(), ir_op);
     for (const auto& [k, v] : c.attrs()) {
       std::string name = k;
       for (const auto& [ms, ir] : renames)
@@ -581,6 +609,15 @@ class Reader {
         return;
       }
       if (it == prims_.end()) {
+        if (target.rfind("MetaFuncGraph::", 0) == 0)
+          fail_unsupported("{}: calls MetaFuncGraph '{}', a Python-level function MindSpore left unresolved; only "
+                           "primitives and function graphs can be converted", what, target.substr(15));
+        if (target.rfind("ClassType::", 0) == 0)
+          fail_unsupported("{}: calls the Python class '{}' (JIT fallback), which needs the Python interpreter; only "
+                           "primitives and function graphs can be converted", what, target.substr(11));
+        if (!defines(target))
+          fail("{}: refers to '{}', which is neither in the primitives list nor a function graph nor a value of the "
+               "file (corrupt file?)", what, target);
         if (functions_.count(target) || target == gname_)
           fail_unsupported("{}: calls of function graphs (control flow, sub-cells) are not supported", what);
         fail_unsupported("{}: calls of computed values (closures) are not supported", what);

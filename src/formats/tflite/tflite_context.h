@@ -31,9 +31,10 @@ void add_control_flow_converters(ConverterTables& t);  // tflite_ops_control.cc:
 class TfliteContext {
  public:
   // Imports subgraph `subgraph` of `fb` into `g`. Subgraphs other than 0 (IF/WHILE bodies) are imported
-  // with a name `prefix` (IR names are unique across a graph and its subgraphs), at nesting `depth`.
+  // with a name `prefix` (IR names are unique across a graph and its subgraphs); `callers` are the
+  // subgraphs whose operators call this one, outermost first.
   TfliteContext(Graph& g, const mstflite::Model& fb, int subgraph, std::shared_ptr<const std::string> file,
-                std::string prefix = "", int depth = 0);
+                std::string prefix = "", std::vector<int> callers = {});
 
   const mstflite::Tensor& tensor(int index) const;
   int input_index(const Op& op, size_t i) const;  // -1 when absent or omitted
@@ -90,7 +91,7 @@ class TfliteContext {
   const mstflite::SubGraph& sg_;
   std::shared_ptr<const std::string> file_;
   std::string prefix_;
-  int depth_ = 0;
+  std::vector<int> chain_;  // callers, then this subgraph
   std::map<int, std::string> values_;     // tensor -> float IR value
   std::map<int, std::string> raw_values_;  // quantized tensor -> its stored-type IR value
   std::map<int, Tensor> folded_;

@@ -1,5 +1,6 @@
 #include "formats/tflite/tflite_importer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -67,9 +68,10 @@ DType dtype_from_tflite(int type) {
 // --- TfliteContext -------------------------------------------------------------------------------
 
 TfliteContext::TfliteContext(Graph& g, const mstflite::Model& fb, int subgraph, std::shared_ptr<const std::string> file,
-                             std::string prefix, int depth)
+                             std::string prefix, std::vector<int> callers)
     : b(g), graph_(g), fb_(fb), sg_(*fb.subgraphs()->Get(static_cast<uint32_t>(subgraph))), file_(std::move(file)),
-      prefix_(std::move(prefix)), depth_(depth) {
+      prefix_(std::move(prefix)), chain_(std::move(callers)) {
+  chain_.push_back(subgraph);
   reserve_names_of(g);
 }
 
@@ -340,10 +342,15 @@ TypeInfo TfliteContext::tensor_type(int subgraph_index, int index) const {
 
 std::vector<std::string> TfliteContext::import_subgraph(int index, Graph& into, const std::vector<std::string>& inputs,
                                                         const std::string& prefix) {
-  // Subgraphs may call subgraphs; a file whose bodies call each other in a cycle must not recurse forever.
-  if (depth_ >= 16) fail("IF/WHILE subgraphs nested deeper than 16 (subgraph {}): a cycle?", index);
   const auto& sg = subgraph(index);
-  TfliteContext child(into, fb_, index, file_, prefix, depth_ + 1);
+  // Subgraphs may call subgraphs, but not in a cycle (TFLite cannot run that either).
+  if (std::find(chain_.begin(), chain_.end(), index) != chain_.end()) {
+    std::string path;
+    for (int k : chain_) path += std::to_string(k) + " -> ";
+    fail("subgraph {} ('{}') calls itself ({}{}): recursive IF/WHILE is not supported", index, sg.name() ? sg.name()->str() : "",
+         path, index);
+  }
+  TfliteContext child(into, fb_, index, file_, prefix, chain_);
   child.reserve_names_of(graph_);  // outer names are visible inside, so they must stay unique
   size_t n_in = sg.inputs() ? sg.inputs()->size() : 0;
   if (n_in != inputs.size()) fail("subgraph {} takes {} inputs, the operator passes {}", index, n_in, inputs.size());
@@ -399,7 +406,7 @@ void TfliteContext::convert_operators() {
       if (!conv) fail_unsupported("no converter");
       (*conv)(*this, op);
     } catch (const Error& e) {
-      std::string where = sg_.name() && depth_ > 0 ? fmt::format("subgraph '{}' ", sg_.name()->str()) : "";
+      std::string where = sg_.name() && chain_.size() > 1 ? fmt::format("subgraph '{}' ", sg_.name()->str()) : "";
       throw Error(e.code(), fmt::format("{}operator #{} {}: {}", where, k, label, e.what()));
     }
   }

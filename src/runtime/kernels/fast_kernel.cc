@@ -28,6 +28,7 @@ const FastKernelRegistry& FastKernelRegistry::global() {
   static const FastKernelRegistry reg = [] {
     FastKernelRegistry r;
     register_onednn_conv_kernels(r);
+    register_onednn_qconv_kernels(r);
     register_onednn_matmul_kernels(r);
     register_onednn_pool_kernels(r);
     register_binary_kernels(r);
@@ -37,6 +38,8 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_attention_kernels(r);
     register_batch_norm_kernels(r);
     register_resize_kernels(r);
+    // Before the general deconvolution: it declines all but non-overlapping upsampling.
+    register_upsample_deconv_kernels(r);
     register_onednn_deconv_kernels(r);
     return r;
   }();

@@ -92,6 +92,7 @@ class FastKernelRegistry {
 
 // Registration functions, one per kernel file, called by FastKernelRegistry::global().
 void register_onednn_conv_kernels(FastKernelRegistry& r);
+void register_onednn_qconv_kernels(FastKernelRegistry& r);
 void register_onednn_matmul_kernels(FastKernelRegistry& r);
 void register_onednn_pool_kernels(FastKernelRegistry& r);
 void register_binary_kernels(FastKernelRegistry& r);
@@ -102,5 +103,6 @@ void register_attention_kernels(FastKernelRegistry& r);
 void register_batch_norm_kernels(FastKernelRegistry& r);
 void register_resize_kernels(FastKernelRegistry& r);
 void register_onednn_deconv_kernels(FastKernelRegistry& r);
+void register_upsample_deconv_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt

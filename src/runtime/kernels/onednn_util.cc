@@ -44,7 +44,6 @@ dnnl::memory::desc blocked_f32_desc(const Shape& s) {
   if (s.size() != 4) fail("internal: the blocked layout is for rank-4 tensors, not {}", shape_str(s));
   static const bool wide = __builtin_cpu_supports("avx512f");
   using tag = dnnl::memory::format_tag;
-  if (getenv("MS_EXPERIMENT_NHWC")) return dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32, tag::acdb);  // TEMP experiment
   return dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32, wide ? tag::nChw16c : tag::nChw8c);
 }
 
