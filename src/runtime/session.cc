@@ -406,11 +406,12 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* pro
   }
   if (arena) {
     const GraphPlan& plan = *plans_.at(&g);
-    // In place: an elementwise fast kernel may write over an input nothing reads afterwards.
+    // In place: an elementwise fast kernel may write over an input nothing reads afterwards, when
+    // both are stored in the same layout (element i of one is then element i of the other).
     auto may_overwrite = [&](size_t node, size_t input) {
       const Node& n = g.nodes[node];
-      return (plan.defs[node]->traits & kTraitElementwise) && plan.fast[node] && !plan.blocked.count(n.inputs[input]) &&
-             !plan.blocked.count(n.outputs[0]);
+      return (plan.defs[node]->traits & kTraitElementwise) && plan.fast[node] &&
+             plan.blocked.count(n.inputs[input]) == plan.blocked.count(n.outputs[0]);
     };
     rt::update_arena_plan(*arena, *model_, feeds, plan.blocked, may_overwrite);
     if (profile) profile->arena_bytes = arena->arena.bytes();

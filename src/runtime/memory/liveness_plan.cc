@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <cstdio>  // DEBUG-TEMP
+#include <cstdlib>  // DEBUG-TEMP
 
 #include "core/graph_reads.h"
 #include "ops/infer_graph.h"
@@ -63,6 +65,7 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
         auto it = block_of.find(n.inputs[i]);
         if (it == block_of.end() || plan.placements[n.inputs[i]].bytes != p.bytes) continue;
         Block& b = blocks[it->second];
+        if (std::getenv("MS_ARENA_DEBUG")) fprintf(stderr, "cand node %d in %zu %s blast %d first %d ow %d\n", p.first_step, i, n.op_type.c_str(), b.last_step, p.first_step, opts.may_overwrite_input ? (int)opts.may_overwrite_input(s, i) : -1);  // DEBUG-TEMP
         const bool view = opts.views_input && opts.views_input(s, i);
         if (!view && !(opts.may_overwrite_input && b.last_step == p.first_step && opts.may_overwrite_input(s, i))) continue;
         b.last_step = std::max(b.last_step, p.last_step);
