@@ -6,7 +6,8 @@
 # RSS figures, and whether the fast kernels' outputs match the reference kernels' within 1e-4.
 #
 #   bench/compare_ort.sh [BUILD_DIR]        (default build/; needs ms and the ms_make_* targets)
-#   env: ROUNDS (5), LOOPS (20), WARMUP (5), THREADS ("1 2"), MODELS (all), WORK (temp folder),
+#   env: ROUNDS (5), LOOPS (20), WARMUP (5), THREADS ("1 2"), MODELS (all but resnet50_int8: the
+#        FULL_QUANT QDQ ResNet-50-like, quantized on first use), WORK (temp folder),
 #        ORT_DIR (a node_modules folder holding onnxruntime-node)
 #
 # ms runs each model after `ms optimize --optimize cpu` (the toolchain's own graph optimizer,
@@ -41,6 +42,16 @@ model_source() {  # name -> original model path (generated on first use)
               echo "$WORK/resnet50.onnx" ;;
     mobilenet_v2) [ -f "$WORK/mobilenet_v2.onnx" ] || "$BUILD/ms_make_mobilenet_v2" "$WORK/mobilenet_v2.onnx" >/dev/null
               echo "$WORK/mobilenet_v2.onnx" ;;
+    resnet50_int8)  # ms quant's ONNX QDQ model (BN folded first, as quantizers expect; seeded calibration)
+              if [ ! -f "$WORK/resnet50_int8.onnx" ]; then
+                src="$(model_source resnet50)"
+                "$MS" optimize --modelFile "$src" --optimize general --disablePasses fuse_activation \
+                  --outputFile "$WORK/resnet50_bn.onnx" >/dev/null
+                node "$HERE/make_input.js" "$WORK/resnet50_calib.npy" "8,3,224,224" 3
+                "$MS" quant --modelFile "$WORK/resnet50_bn.onnx" --inputFile "$WORK/resnet50_calib.npy" \
+                  --quantType FULL_QUANT --saveType ONNX --outputFile "$WORK/resnet50_int8.onnx" >/dev/null
+              fi
+              echo "$WORK/resnet50_int8.onnx" ;;
     bert) [ -f "$WORK/bert.onnx" ] || "$BUILD/ms_make_bert_like" "$WORK/bert.onnx" >/dev/null
               echo "$WORK/bert.onnx" ;;
     paddle_det) echo "$PADDLE/ch_PP-OCRv4_det_infer.onnx" ;;
@@ -49,7 +60,7 @@ model_source() {  # name -> original model path (generated on first use)
 }
 model_shape() {
   case "$1" in
-    resnet50|mobilenet_v2) echo "1,3,224,224" ;;
+    resnet50|resnet50_int8|mobilenet_v2) echo "1,3,224,224" ;;
     bert) echo "1,128,256" ;;
     paddle_det) echo "1,3,640,640" ;;
     paddle_rec) echo "1,3,48,320" ;;

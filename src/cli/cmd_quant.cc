@@ -86,7 +86,7 @@ int cmd_quant(const Args& args) {
   CLI::App app("Post-training quantization: calibrate, rewrite as QuantizeLinear/DequantizeLinear, measure", "quant");
   std::string model_file, output_file, input_file, quant_type, save_type, calib = "MAX_MIN", per_channel = "true",
                                                                               skip_nodes, skip_types, input_shape;
-  std::string bias_correction = "true", metric_name = "cosine", eval_file, labels_file, config_file, report_file,
+  std::string bias_correction = "true", metric_name = "cosine", eval_file, accuracy_outputs, labels_file, config_file, report_file,
               sensitivity = "false";
   int bit_num = 8;
   double percentile = 99.99;
@@ -126,6 +126,8 @@ int cmd_quant(const Args& args) {
                  "cosine; psnr: dB below 60 dB, max(0, 60 - mean PSNR), so 22 asks for PSNR >= 38 dB; top1: top-1 "
                  "points lost, 100 * (1 - argmax agreement), or float accuracy minus quantized accuracy with --labels");
   app.add_option("--evalFile", eval_file, "evaluation samples for the loss (default: the calibration samples), as --inputFile");
+  app.add_option("--accuracyOutputs", accuracy_outputs,
+                 "graph outputs the loss is measured on, comma-separated (default: all; the worst counts)");
   app.add_option("--labels", labels_file, "top1 with ground truth: one integer class per row of class scores (.npy or text)");
   app.add_option("--sensitivity", sensitivity,
                  "rank every quantized layer by the loss it causes alone, even without --maxAccuracyLoss: true | false (default)");
@@ -236,7 +238,7 @@ int cmd_quant(const Args& args) {
     const quant::BuildQuantized build = [&](const std::set<std::string>& f) { return build_with(f, "", false); };
 
     std::optional<quant::AccuracyProbe> probe;
-    if (eval) probe.emplace(fp, *eval, metric, copts.session, labels);
+    if (eval) probe.emplace(fp, *eval, metric, copts.session, labels, split_list(accuracy_outputs));
     std::vector<quant::LayerSensitivity> ranking;
     std::optional<quant::FallbackResult> fallback;
     if (want_sensitivity && probe) {

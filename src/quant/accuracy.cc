@@ -38,8 +38,15 @@ bool is_float_tensor(const Value& v) { return v.is_tensor() && v.tensor.dtype() 
 }  // namespace
 
 AccuracyProbe::AccuracyProbe(const Model& float_model, const analysis::InputSamples& samples, AccuracyMetric metric,
-                             SessionOptions session, std::optional<std::vector<int64_t>> labels)
+                             SessionOptions session, std::optional<std::vector<int64_t>> labels,
+                             const std::vector<std::string>& outputs)
     : samples_(samples), metric_(metric), session_(session), labels_(std::move(labels)) {
+  const auto& graph_outputs = float_model.graph.outputs;
+  for (const auto& o : graph_outputs)
+    scored_.push_back(outputs.empty() || std::find(outputs.begin(), outputs.end(), o.name) != outputs.end());
+  for (const auto& name : outputs)
+    if (std::none_of(graph_outputs.begin(), graph_outputs.end(), [&](const ValueInfo& v) { return v.name == name; }))
+      fail("--accuracyOutputs: the model has no output named '{}'", name);
   Session fp(std::make_shared<const Model>(float_model), session_);
   size_t label_row = 0;
   int64_t hits = 0;
@@ -47,8 +54,9 @@ AccuracyProbe::AccuracyProbe(const Model& float_model, const analysis::InputSamp
     auto outs = run_sample(fp, samples_, s);
     std::vector<Tensor> keep;
     for (size_t o = 0; o < outs.size(); ++o) {
-      keep.push_back(is_float_tensor(outs[o]) ? outs[o].tensor : Tensor());
-      if (!class_output_ && is_float_tensor(outs[o]) && analysis::classification_layout(outs[o].tensor)) class_output_ = o;
+      const bool scored = o < scored_.size() && scored_[o] && is_float_tensor(outs[o]);
+      keep.push_back(scored ? outs[o].tensor : Tensor());
+      if (!class_output_ && scored && analysis::classification_layout(outs[o].tensor)) class_output_ = o;
     }
     if (metric_ == AccuracyMetric::Top1 && labels_ && class_output_) {
       const Tensor& t = keep[*class_output_];

@@ -3,6 +3,8 @@
 // the evaluation samples are computed once; each candidate model is scored against them.
 //
 // Loss per metric (always >= 0, smaller is better; the worst graph output counts):
+// Only the outputs named in `outputs` count when it is not empty (models that also expose
+// intermediate features as outputs, e.g. IS-Net's side outputs, are judged by their real result).
 //   cosine  1 - cosine similarity, averaged over the samples
 //   psnr    dB below 60 dB: max(0, 60 - PSNR), PSNR averaged over the samples (so a budget of 22
 //           asks for PSNR >= 38 dB; 60 dB is where 8-bit rounding noise stops being measurable)
@@ -36,7 +38,8 @@ struct AccuracyScore {
 class AccuracyProbe {
  public:
   AccuracyProbe(const Model& float_model, const analysis::InputSamples& samples, AccuracyMetric metric,
-                SessionOptions session, std::optional<std::vector<int64_t>> labels = std::nullopt);
+                SessionOptions session, std::optional<std::vector<int64_t>> labels = std::nullopt,
+                const std::vector<std::string>& outputs = {});
   AccuracyScore score(const Model& candidate) const;
   AccuracyMetric metric() const { return metric_; }
   size_t samples() const { return samples_.count(); }
@@ -46,6 +49,7 @@ class AccuracyProbe {
   AccuracyMetric metric_;
   SessionOptions session_;
   std::optional<std::vector<int64_t>> labels_;
+  std::vector<bool> scored_;  // per graph output
   std::vector<std::vector<Tensor>> reference_;  // [sample][output]; empty tensor where not float
   std::optional<size_t> class_output_;          // first classification-like output (top1)
   double float_accuracy_ = 0;

@@ -315,6 +315,10 @@ void plan_layouts(const Graph& g, Session::GraphPlan& plan) {
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& n = g.nodes[k];
     if (!plan.fast[k] || !plan.fast[k]->emits_blocked() || n.outputs.size() != 1 || pinned.count(n.outputs[0])) continue;
+    // Inputs come first in node order, so their layouts are already fixed here.
+    bool fed_blocked = false;
+    for (const auto& v : n.inputs) fed_blocked = fed_blocked || blocked.count(v) > 0;
+    if (plan.fast[k]->blocked_only_after_blocked() && !fed_blocked) continue;
     auto it = readers.find(n.outputs[0]);
     if (it == readers.end()) continue;
     bool all = true;

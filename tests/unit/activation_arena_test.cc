@@ -216,5 +216,39 @@ TEST(ActivationArena, FastWithArenaMatchesReferenceAndHeap) {
   }
 }
 
+TEST(ActivationArena, InPlaceBetweenConvolutionsInTheBlockedLayout) {
+  // Scale and residual Add between convolutions run on the channel-blocked layout; the Mul may
+  // overwrite c2 in place, the Add must not overwrite m (read again by the last Conv's residual).
+  for (int64_t C : {12, 16}) {
+    ModelSpec s;
+    s.inputs = {{"x", random_tensor({1, 8, 9, 10}, 11)}};
+    s.weights["w1"] = random_tensor({C, 8, 3, 3}, 12, -0.3f, 0.3f);
+    s.weights["w2"] = random_tensor({C, C, 3, 3}, 13, -0.3f, 0.3f);
+    s.weights["w3"] = random_tensor({C, C, 1, 1}, 14, -0.3f, 0.3f);
+    s.weights["w4"] = random_tensor({4, C, 1, 1}, 15, -0.3f, 0.3f);
+    s.weights["scale"] = random_tensor({1, C, 1, 1}, 16, 0.5f, 1.5f);
+    Node c1 = make_node("Conv", {"x", "w1"}, {"c1"}, "c1");
+    c1.attrs["pads"] = ints({1, 1, 1, 1});
+    Node c2 = make_node("Conv", {"c1", "w2"}, {"c2"}, "c2");
+    c2.attrs["pads"] = ints({1, 1, 1, 1});
+    s.nodes = {c1,
+               c2,
+               make_node("Mul", {"c2", "scale"}, {"m"}, "scale"),
+               make_node("Conv", {"m", "w3"}, {"c3"}, "c3"),
+               make_node("Add", {"c3", "m"}, {"sum"}, "residual"),
+               make_node("Conv", {"sum", "w4"}, {"y"}, "c4")};
+    s.outputs = {"y"};
+    check_against_reference(s, {"Conv", "Mul", "Add"});
+    Session fast(build_model(s));
+    for (int run = 0; run < 2; ++run) {
+      SessionOptions ref;
+      ref.reference_kernels = true;
+      const auto want = Session(build_model(s), ref).run({Value(s.inputs[0].second)});
+      expect_close(fast.run({Value(s.inputs[0].second)})[0].tensor, want[0].tensor, 1e-4, 1e-5,
+                   "C=" + std::to_string(C) + " run " + std::to_string(run));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ms::test

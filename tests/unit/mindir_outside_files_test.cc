@@ -411,5 +411,43 @@ TEST_F(MindirOutsideFiles, PythonLevelCallsAreRefusedNamingTheNode) {
   }
 }
 
+TEST_F(MindirOutsideFiles, WhileCarryingAMonadReadsAWeightEachIteration) {
+  Model m = load("while_monad");
+  std::vector<float> x{1, -0.5};
+  const double w[2] = {1.5, -2};
+  auto out = run(m, {Value(f32(x, {2}))});
+  ASSERT_EQ(out.size(), 1u);
+  expect_values(out[0], {x[0] * w[0] * w[0], x[1] * w[1] * w[1]}, 1e-6, "x w^2");
+}
+
+TEST_F(MindirOutsideFiles, LiteScalePowLayerNormSliceArgMax) {
+  Model m = load("lite_more");
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = static_cast<float>((i % 7 - 3) * 0.5);
+  const double scale[2] = {1.5, -0.5}, bias[2] = {0.25, 1}, gamma[3] = {1, 2, 0.5}, beta[3] = {0, 0.1, -0.2};
+  double ln[2][2][3];
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 2; ++h) {
+      double p[3], mean = 0, var = 0;
+      for (int w = 0; w < 3; ++w) {
+        double s = std::max(x[(c * 2 + h) * 3 + w] * scale[c] + bias[c], 0.0);
+        p[w] = (s + 0.5) * (s + 0.5);
+        mean += p[w] / 3;
+      }
+      for (int w = 0; w < 3; ++w) var += (p[w] - mean) * (p[w] - mean) / 3;
+      for (int w = 0; w < 3; ++w) ln[c][h][w] = (p[w] - mean) / std::sqrt(var + 1e-5) * gamma[w] + beta[w];
+    }
+  std::vector<double> sliced, argmax;
+  for (int h = 0; h < 2; ++h)
+    for (int w = 1; w < 3; ++w) sliced.push_back(ln[0][h][w]);
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 2; ++h) argmax.push_back(static_cast<double>(std::max_element(ln[c][h], ln[c][h] + 3) - ln[c][h]));
+  auto out = run(m, {Value(f32(x, {1, 2, 2, 3}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], sliced, 1e-4, "slice");
+  EXPECT_EQ(out[1].tensor.dtype(), DType::Int32);
+  expect_values(out[1], argmax, 0, "argmax");
+}
+
 }  // namespace
 }  // namespace ms

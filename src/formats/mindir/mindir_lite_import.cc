@@ -183,12 +183,90 @@ std::string int64_operand(ReadCtx& c, size_t i) {
 
 RVal import_reshape(ReadCtx& c) {
   if (c.inputs().size() < 2) fail("{}: Reshape without a shape input", c.what());
-  return RVal::tensor(c.add1("Reshape", {c.tensor(0), int64_operand(c, 1)}), c.out_abstract());
+  std::map<std::string, Attribute> a;
+  if (const MsValue* z = c.attr("allowzero")) a["allowzero"] = Attribute::of_int(z->as_int() != 0);
+  return RVal::tensor(c.add1("Reshape", {c.tensor(0), int64_operand(c, 1)}, a), c.out_abstract());
 }
 
 RVal import_tile(ReadCtx& c) {
   if (c.inputs().size() < 2) fail("{}: Tile without multiples", c.what());
   return RVal::tensor(c.add1("Tile", {c.tensor(0), int64_operand(c, 1)}), c.out_abstract());
+}
+
+Tensor i64_tensor(const std::vector<int64_t>& v) { return Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())}); }
+
+// ScaleFusion(x, scale[, bias]): scale and bias cover the dims of x from `axis` on, y = x * scale + bias.
+RVal import_scale_fusion(ReadCtx& c) {
+  int r = c.rank(0);
+  auto sd = c.dims(1);
+  if (r < 0 || sd.empty()) fail_unsupported("{}: ScaleFusion on an input of unknown rank", c.what());
+  int64_t axis = int_attr(c, "axis", -1);
+  if (axis < 0) axis += r;
+  int64_t trailing = r - axis - static_cast<int64_t>(sd.size());
+  if (axis < 0 || trailing < 0) fail("{}: ScaleFusion axis {} does not fit an input of rank {} and a scale of rank {}", c.what(), axis, r, sd.size());
+  auto aligned = [&](size_t i) {
+    std::vector<int64_t> shape = c.dims(i);
+    shape.insert(shape.end(), static_cast<size_t>(trailing), 1);
+    return c.add1("Reshape", {c.tensor(i), c.add_const(i64_tensor(shape), "shape")});
+  };
+  std::string y = c.add1("Mul", {c.tensor(0), aligned(1)});
+  if (c.inputs().size() > 2 && c.inputs()[2].kind != RVal::Kind::None) y = c.add1("Add", {y, aligned(2)});
+  return finish(c, y);
+}
+
+// PowFusion(x, power): (scale * x + shift) ^ power.
+RVal import_pow_fusion(ReadCtx& c) {
+  DType dt = c.dtype(0);
+  std::string base = c.tensor(0);
+  float scale = float_attr(c, "scale", 1.f), shift = float_attr(c, "shift", 0.f);
+  if (scale != 1.f) base = c.add1("Mul", {base, c.add_const(scalar_of(dt, scale), "scale")});
+  if (shift != 0.f) base = c.add1("Add", {base, c.add_const(scalar_of(dt, shift), "shift")});
+  return RVal::tensor(c.add1("Pow", {base, c.tensor(1)}), c.out_abstract());
+}
+
+// LayerNormFusion(x, gamma, beta): normalized over the dims from begin_norm_axis on.
+RVal import_layer_norm_fusion(ReadCtx& c) {
+  int64_t axis = int_attr(c, "begin_norm_axis", -1), params_axis = int_attr(c, "begin_params_axis", axis);
+  int r = c.rank(0);
+  if (r >= 0 && (axis < 0 ? axis + r : axis) != (params_axis < 0 ? params_axis + r : params_axis))
+    fail_unsupported("{}: LayerNormFusion with begin_params_axis {} != begin_norm_axis {}", c.what(), params_axis, axis);
+  std::vector<std::string> ins{c.tensor(0), c.tensor(1)};
+  if (c.inputs().size() > 2 && c.inputs()[2].kind != RVal::Kind::None) ins.push_back(c.tensor(2));
+  auto outs = c.add("LayerNormalization", ins,
+                    {{"axis", Attribute::of_int(axis)}, {"epsilon", Attribute::of_float(float_attr(c, "epsilon", 1e-5f))}}, 3);
+  c.optional(outs[1]);
+  c.optional(outs[2]);
+  return RVal::tensor(outs[0], c.out_abstract());
+}
+
+// SliceFusion(x, begin, size) over `axes` (all axes when absent); size -1 runs to the end.
+RVal import_slice_fusion(ReadCtx& c) {
+  if (c.inputs().size() < 3 || c.inputs()[1].kind != RVal::Kind::Const || c.inputs()[2].kind != RVal::Kind::Const)
+    fail_unsupported("{}: SliceFusion with begin/size computed at run time", c.what());
+  auto begin = c.inputs()[1].c.as_ints(), size = c.inputs()[2].c.as_ints();
+  auto axes = ints_attr(c, "axes");
+  if (axes.empty())
+    for (size_t k = 0; k < begin.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  if (size.size() != begin.size() || axes.size() != begin.size())
+    fail("{}: SliceFusion with {} begins, {} sizes and {} axes", c.what(), begin.size(), size.size(), axes.size());
+  std::vector<int64_t> ends;
+  for (size_t k = 0; k < begin.size(); ++k)
+    ends.push_back(size[k] < 0 ? std::numeric_limits<int64_t>::max() : begin[k] + size[k]);
+  return RVal::tensor(c.add1("Slice", {c.tensor(0), c.add_const(i64_tensor(begin), "starts"), c.add_const(i64_tensor(ends), "ends"),
+                                       c.add_const(i64_tensor(axes), "axes")}),
+                      c.out_abstract());
+}
+
+// ArgMaxFusion / ArgMinFusion: the index only (out_max_value false, top_k 1), in the dtype the
+// node declares (Lite writes int32).
+RVal import_arg_fusion(ReadCtx& c, bool is_max) {
+  if (int_attr(c, "out_max_value", 0) || int_attr(c, "top_k", 1) != 1)
+    fail_unsupported("{}: {} with out_max_value or top_k > 1 is not supported", c.what(), c.prim());
+  std::string y = c.add1(is_max ? "ArgMax" : "ArgMin", {c.tensor(0)},
+                         {{"axis", Attribute::of_int(int_attr(c, "axis", 0))}, {"keepdims", Attribute::of_int(int_attr(c, "keep_dims", 0))}});
+  DType want = c.out_abstract().dtype;
+  if (want != DType::Undefined && want != DType::Int64) y = c.add1("Cast", {y}, {{"to", Attribute::of_int(static_cast<int64_t>(want))}});
+  return RVal::tensor(y, c.out_abstract());
 }
 
 }  // namespace
@@ -208,6 +286,12 @@ const std::vector<ImportRule>& lite_import_rules() {
       R("PReLUFusion", import_prelu_fusion),
       R("Reshape", import_reshape),
       R("TileFusion", import_tile),
+      R("ScaleFusion", import_scale_fusion),
+      R("PowFusion", import_pow_fusion),
+      R("LayerNormFusion", import_layer_norm_fusion),
+      R("SliceFusion", import_slice_fusion),
+      R("ArgMaxFusion", [](ReadCtx& c) { return import_arg_fusion(c, true); }),
+      R("ArgMinFusion", [](ReadCtx& c) { return import_arg_fusion(c, false); }),
   };
   return rules;
 }

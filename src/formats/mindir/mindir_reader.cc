@@ -567,7 +567,14 @@ class Reader {
     std::string what = file_ + ": node '" + n.name() + "' (" + n.op_type() + ")";
     if (n.op_type() == "Constant") {
       if (n.attribute_size() < 1) fail("{}: Constant without a value", what);
-      values_[out] = RVal::constant(decode_value(n.attribute(0), what));
+      MsValue v = decode_value(n.attribute(0), what);
+      if (v.kind == MsValue::Kind::Monad) {  // UMonad/IOMonad: orders side effects, holds no value
+        RVal m;
+        m.kind = RVal::Kind::Monad;
+        values_[out] = m;
+      } else {
+        values_[out] = RVal::constant(std::move(v));
+      }
       return;
     }
     std::string prim;
@@ -835,7 +842,10 @@ class Reader {
 
   // The nodes of function graph F read into this graph (a sub-cell call, a loop's exit).
   RVal inline_graph(const mind_ir::GraphProto& F, const std::string& what) {
-    if (++inline_depth_ > 64) fail_unsupported("{}: function graphs call each other more than 64 deep (recursion?)", what);
+    // Counted over the whole model: a recursion that is not a loop's shape passes through If branches,
+    // which child readers read.
+    if (++depth() > 64)
+      fail_unsupported("{}: function graphs call each other more than 64 deep (a recursion that is not a while loop)", what);
     std::string outer = gname_;
     gname_ = F.name();
     index_uses(F);
@@ -843,7 +853,7 @@ class Reader {
     std::vector<RVal> outs;
     for (const auto& o : F.output()) outs.push_back(lookup(o.name(), what));
     gname_ = outer;
-    --inline_depth_;
+    --depth();
     if (outs.empty()) fail("{}: function graph {} returns nothing", what, F.name());
     return outs.size() == 1 ? outs[0] : RVal::tuple(std::move(outs));
   }
@@ -853,15 +863,21 @@ class Reader {
   // else branch passes the state through; the last iteration is that pass-through). The exit graph
   // then reads the final state.
   RVal read_loop(const mind_ir::GraphProto& F, const LoopShape& L, const std::vector<RVal>& args, const std::string& what) {
+    // A net that reads weights in the loop carries a monad (UMonad/IOMonad) in the loop state: it
+    // orders side effects and holds no value, so it stays out of the IR Loop's state.
     Reader body(p_, file_, this);
+    for (const auto& a : args) body.monad_state_.push_back(a.kind == RVal::Kind::Monad);
     Graph g = body.read_loop_body(F, L, what);
     std::vector<std::string> ins{""};
     Tensor yes(DType::Bool, {});
     yes.data<bool>()[0] = true;
     ins.push_back(add_const(yes, "true"));
-    for (const auto& a : args) ins.push_back(tensor_of(a, what));
-    auto outs = add("Loop", ins, {{"body", Attribute::of_graph(std::make_shared<Graph>(std::move(g)))}}, F.input_size());
-    for (int k = 0; k < F.input_size(); ++k) values_[F.input(k).name()] = RVal::tensor(outs[k], decode_input_abstract(F.input(k)));
+    for (const auto& a : args)
+      if (a.kind != RVal::Kind::Monad) ins.push_back(tensor_of(a, what));
+    auto outs = add("Loop", ins, {{"body", Attribute::of_graph(std::make_shared<Graph>(std::move(g)))}},
+                    static_cast<int>(ins.size()) - 2);
+    for (int k = 0, j = 0; k < F.input_size(); ++k)
+      values_[F.input(k).name()] = args[k].kind == RVal::Kind::Monad ? args[k] : RVal::tensor(outs[j++], decode_input_abstract(F.input(k)));
     const auto& exit = *functions_.at(L.exit);
     if (L.exit_bound.size() != static_cast<size_t>(exit.input_size()))
       fail("{}: the loop exit {} takes {} arguments, it is given {}", what, exit.name(), exit.input_size(), L.exit_bound.size());
@@ -879,7 +895,16 @@ class Reader {
       std::string n = unique(name);
       model_.graph.inputs.push_back({n, TypeInfo::tensor(dt, Shape{})});
     }
-    for (const auto& in : F.input()) read_input(in);
+    for (int k = 0; k < F.input_size(); ++k) {
+      if (static_cast<size_t>(k) < monad_state_.size() && monad_state_[k]) {
+        RVal m;
+        m.kind = RVal::Kind::Monad;
+        values_[F.input(k).name()] = m;
+      } else {
+        read_input(F.input(k));
+      }
+    }
+    const size_t n_state = model_.graph.inputs.size() - 2;
     for (const auto& n : F.node())
       if (&n != L.sw && &n != L.call) read_node(n);
     std::string go = tensor_of(lookup(L.sw->input(0), what), what);
@@ -888,8 +913,8 @@ class Reader {
     std::vector<RVal> body_args;
     for (const auto& b : L.body_bound) body_args.push_back(lookup(b, what + " (loop body argument)"));
     auto then_g = std::make_shared<Graph>(then_reader.read_function(*functions_.at(L.body), &body_args));
-    if (then_g->outputs.size() != static_cast<size_t>(F.input_size()))
-      fail("{}: the loop body of {} passes {} values back, the loop has {}", what, F.name(), then_g->outputs.size(), F.input_size());
+    if (then_g->outputs.size() != n_state)
+      fail("{}: the loop body of {} passes {} values back, the loop has {}", what, F.name(), then_g->outputs.size(), n_state);
     auto else_g = std::make_shared<Graph>();
     else_g->name = F.name() + "_exit";  // ONNX requires graph names
     for (size_t k = 0; k < model_.graph.inputs.size() - 2; ++k) {
@@ -903,7 +928,7 @@ class Reader {
     }
     cur_base_ = F.name();
     auto outs = add("If", {go}, {{"then_branch", Attribute::of_graph(then_g)}, {"else_branch", Attribute::of_graph(else_g)}},
-                    F.input_size());
+                    static_cast<int>(n_state));
     std::string cond_out = add("Identity", {go}, {}, 1)[0];
     model_.graph.outputs.push_back({cond_out, TypeInfo::tensor(DType::Bool, Shape{})});
     for (size_t k = 0; k < outs.size(); ++k) model_.graph.outputs.push_back({outs[k], model_.graph.inputs[2 + k].type});
@@ -958,7 +983,9 @@ class Reader {
   std::map<std::string, const mind_ir::GraphProto*> functions_;
   Reader* parent_ = nullptr;
   std::string loop_header_;  // in a loop body: the header graph whose calls are the next iteration
-  int inline_depth_ = 0;
+  std::vector<bool> monad_state_;  // in a loop body: which of the header's parameters are monads
+  int inline_depth_ = 0;  // the root reader's count; depth() finds it
+  int& depth() { return parent_ ? parent_->depth() : inline_depth_; }
   std::map<std::string, RVal> values_;
   std::map<std::string, Abstract> abs_;
   std::map<std::string, int> uses_;

@@ -66,6 +66,7 @@ class FastBinary : public FastKernel {
   const char* name() const override { return "vec_binary"; }
   bool accepts_blocked(size_t input) const override { return input < 2 && may_block_[input]; }
   bool emits_blocked() const override { return may_block_[0] || may_block_[1]; }
+  bool blocked_only_after_blocked() const override { return true; }
   void use_layouts(const std::vector<bool>& in, bool out) override {
     for (size_t i = 0; i < 2; ++i) blocked_in_[i] = i < in.size() && in[i];
     blocked_out_ = out;

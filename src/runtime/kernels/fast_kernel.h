@@ -67,6 +67,9 @@ class FastKernel {
   // no other kernel could read its inputs.
   virtual bool accepts_blocked(size_t input) const { return false; }
   virtual bool emits_blocked() const { return false; }
+  // True for kernels that only pass the layout along (elementwise ops): their output is blocked
+  // only when one of their inputs is, else a chain of them would reorder plain values for nothing.
+  virtual bool blocked_only_after_blocked() const { return false; }
   virtual void use_layouts(const std::vector<bool>& blocked_inputs, bool blocked_output) {}
 };
 
@@ -93,6 +96,7 @@ class FastKernelRegistry {
 // Registration functions, one per kernel file, called by FastKernelRegistry::global().
 void register_onednn_conv_kernels(FastKernelRegistry& r);
 void register_onednn_qconv_kernels(FastKernelRegistry& r);
+void register_quantize_kernels(FastKernelRegistry& r);
 void register_onednn_matmul_kernels(FastKernelRegistry& r);
 void register_onednn_pool_kernels(FastKernelRegistry& r);
 void register_binary_kernels(FastKernelRegistry& r);

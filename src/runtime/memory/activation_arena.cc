@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <cstdio>  // DEBUG-TEMP
 
 namespace ms::rt {
 namespace {
@@ -30,10 +29,6 @@ void ActivationArena::plan(const Graph& g, const std::function<std::optional<siz
         slots_[k][o] = Slot{it->second.offset, it->second.bytes, true};
     }
   }
-  if (std::getenv("MS_ARENA_DEBUG")) {  // DEBUG-TEMP
-    fprintf(stderr, "arena %zu live_peak %zu total %zu unsized %zu shares %zu\n", plan_.arena_bytes, plan_.live_peak_bytes, plan_.total_bytes, plan_.unsized.size(), plan_.shares_with.size());  // DEBUG-TEMP
-    for (auto& u : plan_.unsized) fprintf(stderr, "  unsized %s\n", u.c_str());  // DEBUG-TEMP
-  }  // DEBUG-TEMP
   // A smaller plan keeps the buffer: shapes that alternate would otherwise reallocate every run.
   if (plan_.arena_bytes > capacity_) {
     buffer_.reset();
@@ -88,7 +83,6 @@ std::optional<size_t> ActivationArena::settle_output(size_t node, size_t output,
         inputs[i]->tensor.nbytes() == t.nbytes())
       view_of = i;
   Tensor own = slot_tensor(node, output, t.dtype(), t.shape(), t.nbytes());
-  if (std::getenv("MS_ARENA_DEBUG")) fprintf(stderr, "  settle node %zu out %zu bytes %zu view_of %d own %d\n", node, output, t.nbytes(), view_of ? (int)*view_of : -1, (int)own.defined());  // DEBUG-TEMP
   if (own.defined()) {
     std::memcpy(own.raw(), t.raw(), t.nbytes());
     t = std::move(own);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <cstdio>  // DEBUG-TEMP
-#include <cstdlib>  // DEBUG-TEMP
 
 #include "core/graph_reads.h"
 #include "ops/infer_graph.h"
@@ -65,7 +63,6 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
         auto it = block_of.find(n.inputs[i]);
         if (it == block_of.end() || plan.placements[n.inputs[i]].bytes != p.bytes) continue;
         Block& b = blocks[it->second];
-        if (std::getenv("MS_ARENA_DEBUG")) fprintf(stderr, "cand node %d in %zu %s blast %d first %d ow %d\n", p.first_step, i, n.op_type.c_str(), b.last_step, p.first_step, opts.may_overwrite_input ? (int)opts.may_overwrite_input(s, i) : -1);  // DEBUG-TEMP
         const bool view = opts.views_input && opts.views_input(s, i);
         if (!view && !(opts.may_overwrite_input && b.last_step == p.first_step && opts.may_overwrite_input(s, i))) continue;
         b.last_step = std::max(b.last_step, p.last_step);
@@ -87,27 +84,50 @@ MemoryPlan plan_activation_memory(const Graph& g, const std::function<std::optio
     for (int s = b.first_step; s <= b.last_step; ++s) live[s + 1] += b.bytes;
   plan.live_peak_bytes = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 
-  // Greedy by size; ties broken by definition order so the plan is deterministic.
-  std::vector<size_t> by_size(blocks.size());
-  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
-  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
-  std::vector<const Block*> placed;
-  for (size_t idx : by_size) {
-    Block& p = blocks[idx];
-    std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of overlapping placed blocks
-    for (const Block* q : placed)
-      if (q->first_step <= p.last_step && p.first_step <= q->last_step) busy.emplace_back(q->offset, q->offset + q->bytes);
-    std::sort(busy.begin(), busy.end());
-    size_t offset = 0;
-    for (const auto& [b, e] : busy) {
-      if (b >= offset + p.bytes) break;  // fits in the gap before this block
-      offset = std::max(offset, align_up(e, opts.alignment));
+  // Greedy placement in a given order: each block at the lowest aligned offset free of the
+  // already placed blocks whose lifetimes overlap its own. Returns the arena size.
+  auto place = [&](const std::vector<size_t>& order, std::vector<size_t>& offsets) {
+    size_t arena = 0;
+    offsets.assign(blocks.size(), 0);
+    std::vector<size_t> placed;
+    for (size_t idx : order) {
+      const Block& p = blocks[idx];
+      std::vector<std::pair<size_t, size_t>> busy;  // [begin, end) of overlapping placed blocks
+      for (size_t q : placed)
+        if (blocks[q].first_step <= p.last_step && p.first_step <= blocks[q].last_step)
+          busy.emplace_back(offsets[q], offsets[q] + blocks[q].bytes);
+      std::sort(busy.begin(), busy.end());
+      size_t offset = 0;
+      for (const auto& [b, e] : busy) {
+        if (b >= offset + p.bytes) break;  // fits in the gap before this block
+        offset = std::max(offset, align_up(e, opts.alignment));
+      }
+      offsets[idx] = offset;
+      arena = std::max(arena, offset + p.bytes);
+      placed.push_back(idx);
     }
-    p.offset = offset;
-    plan.arena_bytes = std::max(plan.arena_bytes, offset + p.bytes);
-    placed.push_back(&p);
-    for (const auto& m : p.members) plan.placements[m].offset = offset;
+    return arena;
+  };
+  // No order is best for every graph: largest first, largest lifetime x size first, and earliest
+  // first are tried and the smallest arena kept (ties: the earlier order; stable sorts keep
+  // definition order among equals, so the plan is deterministic).
+  std::vector<size_t> ids(blocks.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  auto area = [&](size_t i) { return blocks[i].bytes * static_cast<size_t>(blocks[i].last_step - blocks[i].first_step + 1); };
+  std::vector<std::vector<size_t>> orders(3, ids);
+  std::stable_sort(orders[0].begin(), orders[0].end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
+  std::stable_sort(orders[1].begin(), orders[1].end(), [&](size_t a, size_t b) { return area(a) > area(b); });
+  std::stable_sort(orders[2].begin(), orders[2].end(), [&](size_t a, size_t b) {
+    return blocks[a].first_step != blocks[b].first_step ? blocks[a].first_step < blocks[b].first_step
+                                                        : blocks[a].bytes > blocks[b].bytes;
+  });
+  std::vector<size_t> best, offsets;
+  for (const auto& order : orders) {
+    const size_t arena = place(order, offsets);
+    if (best.empty() || arena < plan.arena_bytes) plan.arena_bytes = arena, best = offsets;
   }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (const auto& m : blocks[i].members) plan.placements[m].offset = best[i];
   return plan;
 }
 
