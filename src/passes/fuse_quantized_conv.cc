@@ -9,6 +9,7 @@
 //   act(Conv(DQ(x_q), DQ(w_q), B) + z) = QConvFloatOut(x_q, x_s, x_zp, w_q, w_s, w_zp, B, z, act)
 //     when the result is not quantized again (a residual add, a graph output): int8 accumulation,
 //     float tail (ops/q_conv_float_out.cc; its reference kernel is the QDQ graph itself).
+//   Q(MatMul(DQ(a_q), DQ(b_q))) = QLinearMatMul(...), see QuantizedMatMulPattern.
 // Runs before fold_constants in the cpu pipeline: folding would turn DQ(w_q) back into float weights.
 // x must be quantized per tensor, w per tensor or per output channel with zero points 0 (symmetric,
 // as ms quant writes it).
@@ -178,12 +179,75 @@ class QuantizedConvPattern : public TypedPattern<Found> {
   bool allow_ms_;
 };
 
+//   Q(MatMul(DQ(a_q), DQ(b_q)), y_s, y_zp) = QLinearMatMul(a_q, a_s, a_zp, b_q, b_s, b_zp, y_s, y_zp)
+// b a constant 2-D int8 matrix, per tensor or per column, symmetric. A MatMul whose output stays
+// float keeps its QDQ form.
+struct FoundMatMul {
+  size_t matmul, quantize;
+  const Node* dq_a = nullptr;
+  const Node* dq_b = nullptr;
+};
+
+class QuantizedMatMulPattern : public TypedPattern<FoundMatMul> {
+ public:
+  std::vector<std::string> anchors() const override { return {"MatMul"}; }
+
+  MatchResult<FoundMatMul> match(Rewriter& rw, size_t index) override {
+    const Node& mm = rw.node(index);
+    if (mm.inputs.size() != 2 || mm.outputs.size() != 1) return NoMatch{};
+    FoundMatMul f{index, 0, input_producer(rw, mm, 0, "DequantizeLinear"), input_producer(rw, mm, 1, "DequantizeLinear")};
+    if (!f.dq_a || !f.dq_b) return NoMatch{};
+    if (!per_tensor_params(rw, *f.dq_a)) return NoMatch{"the input is not quantized per tensor with a zero point"};
+    const TypeInfo* ta = rw.type(f.dq_a->inputs[0]);
+    if (!ta || !is_int8(ta->dtype)) return NoMatch{"the quantized input is not int8/uint8"};
+    const Tensor* b = rw.constant(f.dq_b->inputs[0]);
+    const Tensor* bs = f.dq_b->inputs.size() > 1 ? rw.constant(f.dq_b->inputs[1]) : nullptr;
+    const bool has_bz = f.dq_b->inputs.size() > 2 && !f.dq_b->inputs[2].empty();
+    const Tensor* bz = has_bz ? rw.constant(f.dq_b->inputs[2]) : nullptr;
+    if (!b || !bs || b->dtype() != DType::Int8 || b->rank() != 2 || bs->dtype() != DType::Float32 || (has_bz && !bz) ||
+        !all_zero(bz))
+      return NoMatch{"the second input is not a constant symmetric int8 matrix"};
+    if (bs->numel() != 1) {
+      const Attribute* axis = f.dq_b->attr("axis");
+      const int64_t a = axis ? axis->i : 1;
+      if (bs->numel() != b->dim(1) || (a != 1 && a != -1)) return NoMatch{"the scales are not per column"};
+    }
+    const auto& readers = rw.consumers(mm.outputs[0]);
+    if (readers.size() != 1 || rw.is_graph_output(mm.outputs[0])) return NoMatch{};
+    const Node& q = rw.node(readers[0]);
+    if (q.op_type != "QuantizeLinear" || !q.domain.empty() || !per_tensor_params(rw, q)) return NoMatch{};
+    f.quantize = readers[0];
+    return f;
+  }
+
+  void rewrite(Rewriter& rw, const FoundMatMul& f) override {
+    const Node& mm = rw.node(f.matmul);
+    const Node& q = rw.node(f.quantize);
+    Node n;
+    n.name = mm.name;
+    n.op_type = "QLinearMatMul";
+    const std::string b_zp = f.dq_b->inputs.size() > 2 && !f.dq_b->inputs[2].empty()
+                                 ? f.dq_b->inputs[2]
+                                 : rw.add_initializer(mm.name + "_b_zero_point", Tensor::scalar<int8_t>(0));
+    n.inputs = {f.dq_a->inputs[0], f.dq_a->inputs[1], f.dq_a->inputs[2], f.dq_b->inputs[0], f.dq_b->inputs[1], b_zp,
+                q.inputs[1], q.inputs[2]};
+    n.outputs = q.outputs;
+    rw.replace({f.matmul, f.quantize}, {std::move(n)});
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Pass> make_fuse_quantized_conv() {
   return std::make_unique<PatternPass>(
-      "fuse_quantized_conv", "DQ -> Conv [-> Add] [-> act] [-> Q] -> QLinearConv / com.mstools QConvFloatOut",
-      single_pattern<QuantizedConvPattern>());
+      "fuse_quantized_conv",
+      "DQ -> Conv [-> Add] [-> act] [-> Q] -> QLinearConv / com.mstools QConvFloatOut; DQ -> MatMul -> Q -> QLinearMatMul",
+      [](const PassContext& ctx) {
+        std::vector<std::unique_ptr<Pattern>> p;
+        p.push_back(std::make_unique<QuantizedConvPattern>(ctx));
+        p.push_back(std::make_unique<QuantizedMatMulPattern>());
+        return p;
+      });
 }
 
 }  // namespace ms::passes

@@ -114,15 +114,34 @@ namespace {
 // Lends one node the session's arena: its planned output slots and the shared scratch buffer.
 class ArenaMemory : public rt::KernelMemory {
  public:
-  ArenaMemory(rt::ActivationArena& arena, size_t node) : arena_(arena), node_(node) {}
+  ArenaMemory(rt::ActivationArena& arena, size_t node, const KernelContext& ctx) : arena_(arena), node_(node), ctx_(ctx) {}
   Tensor output(size_t i, DType dtype, const Shape& shape, size_t bytes) override {
-    return arena_.slot_tensor(node_, i, dtype, shape, bytes);
+    Tensor t = arena_.slot_tensor(node_, i, dtype, shape, bytes);
+    if (t.defined() && overlaps_an_input(t.raw(), bytes, shape)) return {};
+    return t;
   }
   void* scratch(size_t bytes) override { return arena_.scratch(bytes); }
 
  private:
+  // A slot may share bytes with an input only as the plan made it: in place, same start and same
+  // shape (or size). Run-time shapes that differ from the inferred ones would otherwise let a
+  // kernel write over input elements it has not read yet.
+  bool overlaps_an_input(const void* p, size_t bytes, const Shape& shape) const {
+    const char* b = static_cast<const char*>(p);
+    for (size_t i = 0; i < ctx_.num_inputs(); ++i) {
+      if (!ctx_.has_input(i) || !ctx_.input_value(i).is_tensor()) continue;
+      const Tensor& x = ctx_.input_value(i).tensor;
+      const char* xb = static_cast<const char*>(x.raw());
+      const size_t xn = x.dtype() == DType::String ? 0 : x.nbytes();
+      if (xn == 0 || xb >= b + bytes || b >= xb + xn) continue;
+      if (xb != b || (xn != bytes && x.shape() != shape)) return true;
+    }
+    return false;
+  }
+
   rt::ActivationArena& arena_;
   size_t node_;
+  const KernelContext& ctx_;
 };
 
 class Executor : public SubgraphRunner {
@@ -174,7 +193,7 @@ class Executor : public SubgraphRunner {
       bool ran_fast = false;
       try {
         if (fast && arena_) {
-          ArenaMemory lent(arena_->arena, k);
+          ArenaMemory lent(arena_->arena, k, ctx);
           ran_fast = fast->run(ctx, lent);
         } else {
           ran_fast = fast && fast->run(ctx);

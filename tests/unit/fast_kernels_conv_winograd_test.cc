@@ -1,4 +1,4 @@
-// 3x3 stride-1 convolutions with at least 64 input and output channels, the ones the oneDNN conv
+// 3x3 stride-1 convolutions with at least 128 input and output channels, the ones the oneDNN conv
 // kernel runs with Winograd F(2x2, 3x3) (runtime/kernels/conv_onednn.cc; direct where the CPU has
 // no Winograd kernel), against the reference kernel: odd spatial sizes, with and without padding,
 // bias, fused activation, residual input, batch 2, and in a blocked-layout chain.
@@ -26,9 +26,9 @@ ModelSpec winograd_conv(const Shape& x, int64_t M, std::vector<int64_t> pads, co
 
 TEST(FastConvWinograd, MatchesReference) {
   // Sums of 9*C products: compared with an absolute floor for outputs near zero.
-  check_against_reference(winograd_conv({1, 64, 13, 11}, 64, {1, 1, 1, 1}, "", false), {"FusedConv"}, 1e-4, 1e-4, 1);
-  check_against_reference(winograd_conv({2, 96, 9, 7}, 80, {0, 0, 0, 0}, "Relu", false), {"FusedConv"}, 1e-4, 1e-4, 2);
-  check_against_reference(winograd_conv({1, 64, 14, 14}, 128, {1, 1, 1, 1}, "Relu", true), {"FusedConv"}, 1e-4, 1e-4, 1);
+  check_against_reference(winograd_conv({1, 128, 13, 11}, 128, {1, 1, 1, 1}, "", false), {"FusedConv"}, 1e-4, 1e-4, 1);
+  check_against_reference(winograd_conv({2, 144, 9, 7}, 136, {0, 0, 0, 0}, "Relu", false), {"FusedConv"}, 1e-4, 1e-4, 2);
+  check_against_reference(winograd_conv({1, 128, 14, 14}, 256, {1, 1, 1, 1}, "Relu", true), {"FusedConv"}, 1e-4, 1e-4, 1);
 }
 
 // Conv -> Winograd conv -> conv, the values between them channel-blocked.
@@ -39,8 +39,8 @@ TEST(FastConvWinograd, BlockedChain) {
   c2.attrs["pads"] = ints({1, 1, 1, 1});
   Node c3 = make_node("Conv", {"t2", "w3"}, {"y"}, "c3");
   s.nodes = {c1, c2, c3};
-  s.weights = {{"w1", random_tensor({64, 5, 1, 1}, 5)}, {"w2", random_tensor({72, 64, 3, 3}, 6, -0.1f, 0.1f)},
-               {"b2", random_tensor({72}, 7)}, {"w3", random_tensor({3, 72, 1, 1}, 8)}};
+  s.weights = {{"w1", random_tensor({128, 5, 1, 1}, 5)}, {"w2", random_tensor({136, 128, 3, 3}, 6, -0.1f, 0.1f)},
+               {"b2", random_tensor({136}, 7)}, {"w3", random_tensor({3, 136, 1, 1}, 8)}};
   s.inputs = {{"x", random_tensor({1, 5, 15, 10}, 9)}};
   s.outputs = {"y"};
   check_against_reference(s, {"Conv"}, 1e-4, 1e-4, 1);

@@ -133,3 +133,35 @@ TEST(FastQuantize, QuantizeAndDequantizeMatchReference) {
 
 }  // namespace
 }  // namespace ms::test
+
+namespace ms::test {
+namespace {
+
+// QLinearMatMul on oneDNN's int8 matmul: A's leading dims fold into rows; odd K and N.
+void check_qmatmul(const Shape& a, int64_t N, DType dt, int a_zp, int y_zp, bool per_column) {
+  ModelSpec s;
+  const int64_t K = a.back();
+  s.inputs = {{"a", random_int8(dt, a, 41)}};
+  s.weights["as"] = Tensor::scalar<float>(0.03f);
+  s.weights["az"] = zero_point(dt, a_zp);
+  s.weights["b"] = random_int8(DType::Int8, {K, N}, 42);
+  std::vector<float> bs(per_column ? N : 1);
+  for (size_t j = 0; j < bs.size(); ++j) bs[j] = 0.002f + 0.0003f * float(j % 7);
+  s.weights["bs"] = per_column ? Tensor::from_vector<float>(bs, {N}) : Tensor::scalar<float>(bs[0]);
+  s.weights["bz"] = per_column ? Tensor::from_vector<int8_t>(std::vector<int8_t>(N, 0), {N}) : Tensor::scalar<int8_t>(0);
+  s.weights["ys"] = Tensor::scalar<float>(0.0006f * float(std::sqrt(double(K))));
+  s.weights["yz"] = zero_point(dt, y_zp);
+  s.nodes = {make_node("QLinearMatMul", {"a", "as", "az", "b", "bs", "bz", "ys", "yz"}, {"y"})};
+  s.outputs = {"y"};
+  SCOPED_TRACE("QLinearMatMul a" + shape_str(a) + " N " + std::to_string(N));
+  check_against_reference(s, {"QLinearMatMul"}, 0, 1.0);
+}
+
+TEST(FastQMatMul, QLinearMatMulMatchesReference) {
+  check_qmatmul({7, 33}, 19, DType::UInt8, 131, 9, true);
+  check_qmatmul({2, 5, 64}, 40, DType::UInt8, 0, 0, false);
+  check_qmatmul({3, 17}, 8, DType::Int8, 0, -3, true);
+}
+
+}  // namespace
+}  // namespace ms::test

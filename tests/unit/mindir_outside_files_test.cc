@@ -449,5 +449,35 @@ TEST_F(MindirOutsideFiles, LiteScalePowLayerNormSliceArgMax) {
   expect_values(out[1], argmax, 0, "argmax");
 }
 
+TEST_F(MindirOutsideFiles, LiteSamePaddingAndGlobalPooling) {
+  Model m = load("lite_same_global");
+  std::vector<float> x(36);
+  double w[9], c[3][3], mean = 0;
+  for (int i = 0; i < 36; ++i) x[i] = static_cast<float>((i % 9 - 4) * 0.25);
+  for (int k = 0; k < 9; ++k) w[k] = (k % 4 - 1.5) * 0.5;
+  // SAME, stride 2, 6 -> 3: total padding (3 - 1) * 2 + 3 - 6 = 1, all of it after
+  for (int h = 0; h < 3; ++h)
+    for (int q = 0; q < 3; ++q) {
+      double s = 0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          if (2 * h + i < 6 && 2 * q + j < 6) s += x[(2 * h + i) * 6 + 2 * q + j] * w[i * 3 + j];
+      c[h][q] = std::clamp(s, 0.0, 6.0);
+      mean += c[h][q] / 9;
+    }
+  std::vector<double> mp;  // 3 -> 2 with one padding cell after: windows [0,1] and [2]
+  for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < 2; ++q) {
+      double v = -1e30;
+      for (int i = 2 * h; i < std::min(2 * h + 2, 3); ++i)
+        for (int j = 2 * q; j < std::min(2 * q + 2, 3); ++j) v = std::max(v, c[i][j]);
+      mp.push_back(v);
+    }
+  auto out = run(m, {Value(f32(x, {1, 1, 6, 6}))});
+  ASSERT_EQ(out.size(), 2u);
+  expect_values(out[0], mp, 1e-6, "maxpool SAME");
+  expect_values(out[1], {mean}, 1e-6, "global average");
+}
+
 }  // namespace
 }  // namespace ms

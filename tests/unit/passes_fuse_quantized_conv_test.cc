@@ -108,5 +108,24 @@ TEST(FuseQuantizedConv, FastKernelsRunTheRewrittenGraph) {
   expect_within(g.m, out, {1e-4, 0.015 + 1e-6});
 }
 
+TEST(FuseQuantizedConv, QdqMatMulBecomesQLinearMatMul) {
+  TestGraph g;
+  g.input("a", {3, 17});
+  g.scalar("as", 0.01f).init("az", Tensor::scalar<uint8_t>(90));
+  g.scalar("ys", 0.03f).init("yz", Tensor::scalar<uint8_t>(120));
+  std::vector<float> bs(9);
+  for (size_t j = 0; j < bs.size(); ++j) bs[j] = 0.004f + 0.0005f * float(j);
+  g.init("bq", int8_weight({17, 9}, 4)).init("bs", Tensor::from_vector<float>(bs, {9}));
+  g.init("bz", Tensor::from_vector<int8_t>(std::vector<int8_t>(9, 0), {9}));
+  g.node("QuantizeLinear", {"a", "as", "az"}, {"aq"}).node("DequantizeLinear", {"aq", "as", "az"}, {"ad"});
+  g.node("DequantizeLinear", {"bq", "bs", "bz"}, {"b"}, {{"axis", Attribute::of_int(1)}});
+  g.node("MatMul", {"ad", "b"}, {"m"}).node("QuantizeLinear", {"m", "ys", "yz"}, {"mq"});
+  g.node("DequantizeLinear", {"mq", "ys", "yz"}, {"out"}).output("out");
+  Model out = apply_pass(g.m, passes::make_fuse_quantized_conv());
+  EXPECT_EQ(count_ops(out, "QLinearMatMul"), 1u);
+  EXPECT_EQ(count_ops(out, "MatMul"), 0u);
+  expect_within(g.m, out, {0.03 + 1e-6});
+}
+
 }  // namespace
 }  // namespace ms::test

@@ -83,6 +83,21 @@ TEST(QuantAccuracy, LossDefinitionsMatchHandComputation) {
   EXPECT_THROW(quant::parse_accuracy_metric("mse"), Error);
 }
 
+TEST(QuantAccuracy, OnlyTheChosenOutputsCount) {
+  const std::vector<float> x = {1, 0, 0, 0};
+  const std::vector<std::vector<float>> errs = {{0, 0, 0, 0}, {0, 0.5f, 0, 0}};
+  auto with_side_output = [&](const std::set<std::string>& f) {
+    Model m = additive_model(errs, f);
+    m.graph.outputs.insert(m.graph.outputs.begin(), test::tensor_info("y0", DType::Float32, {4}));  // exact
+    return m;
+  };
+  const auto samples = one_sample(Tensor::from_vector<float>(x, {4}));
+  const Model fp = with_side_output({"layer0", "layer1"}), q = with_side_output({});
+  EXPECT_NEAR(quant::AccuracyProbe(fp, samples, quant::AccuracyMetric::Cosine, {}).score(q).loss, 1 - 1 / std::sqrt(1.25), 1e-6);
+  EXPECT_NEAR(quant::AccuracyProbe(fp, samples, quant::AccuracyMetric::Cosine, {}, std::nullopt, {"y0"}).score(q).loss, 0, 1e-12);
+  EXPECT_THROW(quant::AccuracyProbe(fp, samples, quant::AccuracyMetric::Cosine, {}, std::nullopt, {"nope"}), Error);
+}
+
 TEST(QuantSensitivity, RanksLayersAndRevertsTheFewestNeeded) {
   const std::vector<float> x = {1, 0, 0, 0};
   // Orthogonal to x and to each other: each layer's error adds independently (in squares).

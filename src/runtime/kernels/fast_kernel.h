@@ -97,6 +97,7 @@ class FastKernelRegistry {
 void register_onednn_conv_kernels(FastKernelRegistry& r);
 void register_onednn_qconv_kernels(FastKernelRegistry& r);
 void register_quantize_kernels(FastKernelRegistry& r);
+void register_onednn_qmatmul_kernels(FastKernelRegistry& r);
 void register_onednn_matmul_kernels(FastKernelRegistry& r);
 void register_onednn_pool_kernels(FastKernelRegistry& r);
 void register_binary_kernels(FastKernelRegistry& r);
