@@ -84,7 +84,7 @@ std::string format_loss(quant::AccuracyMetric m, double loss) {
 
 int cmd_quant(const Args& args) {
   CLI::App app("Post-training quantization: calibrate, rewrite as QuantizeLinear/DequantizeLinear, measure", "quant");
-  std::string model_file, output_file, input_file, quant_type, save_type, calib = "MAX_MIN", per_channel = "true",
+  std::string model_file, output_file, input_file, quant_type, save_type, calib = "AUTO", per_channel = "true",
                                                                               skip_nodes, skip_types, input_shape;
   std::string bias_correction = "true", metric_name = "cosine", eval_file, accuracy_outputs, labels_file, config_file, report_file,
               sensitivity = "false";
@@ -103,7 +103,9 @@ int cmd_quant(const Args& args) {
                  "WEIGHT_QUANT uses it for the accuracy figure)");
   app.add_option("--saveType", save_type, "ONNX (MINDIR is a later step); default from --outputFile's extension");
   app.add_option("--bitNum", bit_num, "weight bits (8)");
-  app.add_option("--calibMethod", calib, "activation ranges: MAX_MIN (default) | PERCENTILE | KL | MSE");
+  app.add_option("--calibMethod", calib,
+                 "activation ranges: AUTO (default: MAX_MIN, but the --percentile range for a tensor whose observed "
+                 "range is over 3x it) | MAX_MIN | PERCENTILE | KL | MSE");
   app.add_option("--percentile", percentile, "PERCENTILE: the percentile kept at each end (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
   app.add_option("--perChannel", per_channel, "per-channel weight scales: true (default) | false");

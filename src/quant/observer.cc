@@ -11,7 +11,8 @@ CalibMethod parse_calib_method(const std::string& s) {
   if (s == "PERCENTILE") return CalibMethod::Percentile;
   if (s == "KL") return CalibMethod::KL;
   if (s == "MSE") return CalibMethod::MSE;
-  fail("--calibMethod must be MAX_MIN, PERCENTILE, KL or MSE, not '{}'", s);
+  if (s == "AUTO") return CalibMethod::Auto;
+  fail("--calibMethod must be AUTO, MAX_MIN, PERCENTILE, KL or MSE, not '{}'", s);
 }
 
 const char* calib_method_name(CalibMethod m) {
@@ -20,6 +21,7 @@ const char* calib_method_name(CalibMethod m) {
     case CalibMethod::Percentile: return "PERCENTILE";
     case CalibMethod::KL: return "KL";
     case CalibMethod::MSE: return "MSE";
+    case CalibMethod::Auto: return "AUTO";
   }
   return "?";
 }
@@ -224,6 +226,13 @@ Range Observer::range() const {
       return {std::max(hist_.min(), -t), std::min(hist_.max(), t)};
     }
     case CalibMethod::MSE: return mse_range(hist_);
+    case CalibMethod::Auto: {
+      const double q = percentile_ / 100.0;
+      const Range p{hist_.quantile(1.0 - q), hist_.quantile(q)};
+      const double seen = double(hist_.max()) - double(hist_.min()), kept = double(p.hi) - double(p.lo);
+      if (seen > kAutoOutlierRatio * kept && kept > 0) return p;
+      return {hist_.min(), hist_.max()};
+    }
   }
   return {};
 }

@@ -10,8 +10,14 @@
 
 namespace ms::quant {
 
-enum class CalibMethod { MaxMin, Percentile, KL, MSE };
-// "MAX_MIN" | "PERCENTILE" | "KL" | "MSE"; anything else is an InvalidInput error.
+// AUTO: the observed min/max, except for a tensor whose observed range is more than
+// kAutoOutlierRatio times its percentile range: its few far outliers would coarsen the step for
+// everything else (IS-Net's ReLU outputs reach 700 with a body under 30), so it gets the
+// percentile range. Moderate tails are kept, since they carry signal (PaddleOCR det loses accuracy
+// when they are clipped).
+enum class CalibMethod { MaxMin, Percentile, KL, MSE, Auto };
+inline constexpr double kAutoOutlierRatio = 3.0;
+// "MAX_MIN" | "PERCENTILE" | "KL" | "MSE" | "AUTO"; anything else is an InvalidInput error.
 CalibMethod parse_calib_method(const std::string& s);
 const char* calib_method_name(CalibMethod m);
 

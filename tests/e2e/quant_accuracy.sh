@@ -21,7 +21,7 @@ node "$ROOT/scripts/make_quant_data.js" ocr 4 160 160 12 "$T/eval.bin"
 fail() { echo "FAIL: $*"; exit 1; }
 cosine_of() { sed -n 's/.*output cosine vs fp32: mean \([0-9.]*\),.*/\1/p' <<<"$1"; }
 
-# 1. defaults (MAX_MIN, per-channel weights, bias correction): held-out reference image.
+# 1. defaults (AUTO ranges, per-channel weights, bias correction): held-out reference image.
 out=$("$MS" quant --modelFile "$DET" --inputFile "$T/calib.bin" --evalFile "$REF" --inputShape x:1,3,160,160 \
       --quantType FULL_QUANT --outputFile "$T/q.onnx" 2>/dev/null)
 c=$(cosine_of "$out")

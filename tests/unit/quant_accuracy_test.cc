@@ -217,6 +217,23 @@ TEST(QuantObserver, OverflowIsTheShareOfValuesOutsideTheRange) {
   EXPECT_EQ(o.overflow({-1.0f, 2.0f}), 0.0);
 }
 
+TEST(QuantObserver, AutoClipsOnlyFarOutliers) {
+  // U(0, 1) body: p99.99 ~ 1. One value at 10 (range 10x the body's): clipped to the percentile
+  // range. One value at 2 (2x): kept, MAX_MIN's range.
+  std::vector<float> v(100001);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i) / 100000.0f;
+  for (float outlier : {10.0f, 2.0f}) {
+    quant::Observer o(quant::CalibMethod::Auto, 99.99);
+    std::vector<float> w = v;
+    w.push_back(outlier);
+    o.observe(Tensor::from_vector<float>(w, {int64_t(w.size())}));
+    if (outlier > quant::kAutoOutlierRatio) EXPECT_NEAR(o.range().hi, 0.9999, 2e-3);
+    else EXPECT_FLOAT_EQ(o.range().hi, outlier);
+    EXPECT_FLOAT_EQ(o.range().lo, 0.0f);
+  }
+  EXPECT_EQ(quant::parse_calib_method("AUTO"), quant::CalibMethod::Auto);
+}
+
 class QuantConfig : public ::testing::Test {
  protected:
   void SetUp() override { dir = test::temp_dir("quant_config"); }

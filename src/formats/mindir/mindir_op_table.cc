@@ -16,6 +16,7 @@
 #include "formats/mindir/mindir_native_forms.h"
 #include "formats/mindir/mindir_ops.h"
 #include "formats/mindir/mindir_recurrence.h"
+#include "formats/mindir/mindir_sequence_forms.h"
 #include "formats/mindir/mindir_write_util.h"
 #include "ops/ms_domain.h"
 #include "ops/op.h"
@@ -1403,6 +1404,7 @@ const ExportRule* find_export_rule(const std::string& ir_op) {
   static const std::map<std::string, const ExportRule*> index = [] {
     std::map<std::string, const ExportRule*> m;
     for (const auto& r : export_rules()) m.emplace(r.ir_op, &r);
+    for (const auto& r : sequence_export_rules()) m.emplace(r.ir_op, &r);
     return m;
   }();
   auto it = index.find(ir_op);
@@ -1412,6 +1414,7 @@ const ExportRule* find_export_rule(const std::string& ir_op) {
 std::vector<std::string> exportable_ops() {
   std::vector<std::string> r;
   for (const auto& e : export_rules()) r.push_back(e.ir_op);
+  for (const auto& e : sequence_export_rules()) r.push_back(e.ir_op);
   return r;
 }
 
@@ -1421,6 +1424,7 @@ const ImportRule* find_import_rule(const std::string& prim) {
     std::map<std::string, ImportRule> m;
     for (const auto& r : import_rules()) m.emplace(r.prim, r);
     for (const auto& r : lite_import_rules()) m.emplace(r.prim, r);
+    for (const auto& r : sequence_import_rules()) m.emplace(r.prim, r);
     for (const auto& e : export_rules()) {
       if (e.fn && e.prim != "Reshape" && e.prim != "Tile" && e.prim != "BroadcastTo" && e.prim != "TensorShape") continue;
       if (m.count(e.prim)) continue;

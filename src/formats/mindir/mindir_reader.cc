@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_sequence_forms.h"
 #include "ops/op.h"
 
 namespace ms::mindir {
@@ -466,6 +467,13 @@ class Reader {
       a = abstract_of(v.type);
     } else if (in.has_attr_info()) {
       a = decode_abstract(in.attr_info());
+      if (a.kind == Abstract::Kind::List) {  // a dynamic-length list of tensors: an IR sequence
+        v.type = sequence_type_of(a);
+        model_.graph.inputs.push_back(v);
+        abs_[name] = a;
+        values_[in.name()] = RVal::tensor(name, a);
+        return;
+      }
       if (a.kind != Abstract::Kind::Scalar && a.kind != Abstract::Kind::Tensor)
         fail_unsupported("{}: input '{}' is a {}; only tensor and scalar inputs are supported", file_, name,
                          in.denotation().empty() ? "non-tensor value" : in.denotation());
@@ -750,7 +758,9 @@ class Reader {
       vi.name = name;
       Abstract a = abstract_of_value(v);
       if (auto it = abs_.find(name); a.dtype == DType::Undefined && it != abs_.end()) a = it->second;
-      if (a.dtype != DType::Undefined && (a.kind == Abstract::Kind::Tensor || a.kind == Abstract::Kind::Scalar)) {
+      if (a.kind == Abstract::Kind::List) {
+        vi.type = sequence_type_of(a);
+      } else if (a.dtype != DType::Undefined && (a.kind == Abstract::Kind::Tensor || a.kind == Abstract::Kind::Scalar)) {
         if (a.kind == Abstract::Kind::Scalar) {
           vi.type = TypeInfo::tensor(a.dtype, std::vector<Dim>{});
         } else if (a.rank_known) {

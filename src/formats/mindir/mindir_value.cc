@@ -398,6 +398,11 @@ Abstract decode_abstract(const AP& a) {
       break;
     case AP::TUPLE:
     case AP::LIST:
+      if (a.has_seq_info() && a.seq_info().is_dyn_len()) {
+        r.kind = Abstract::Kind::List;
+        r.elems.push_back(a.seq_info().has_tuple_elem_item() ? decode_abstract(a.seq_info().tuple_elem_item()) : Abstract{});
+        break;
+      }
       r.kind = Abstract::Kind::Tuple;
       for (const auto& e : a.values()) r.elems.push_back(decode_abstract(e));
       break;
@@ -464,6 +469,12 @@ void encode_abstract(const Abstract& abs, AP* a) {
       for (const auto& e : abs.elems) encode_abstract(e, a->add_values());
       a->mutable_seq_info()->set_is_dyn_len(false);
       break;
+    case Abstract::Kind::List:
+      a->set_type(AP::LIST);
+      a->mutable_seq_info()->set_is_dyn_len(true);
+      if (!abs.elems.empty() && abs.elems[0].kind != Abstract::Kind::Unknown)
+        encode_abstract(abs.elems[0], a->mutable_seq_info()->mutable_tuple_elem_item());
+      break;
     case Abstract::Kind::Scalar: {
       a->set_type(AP::SCALAR);
       auto* t = a->add_tensors();
@@ -487,6 +498,11 @@ void encode_abstract(const Abstract& abs, AP* a) {
 
 Abstract abstract_of(const TypeInfo& t) {
   Abstract r;
+  if (t.kind == TypeInfo::Kind::Sequence) {
+    r.kind = Abstract::Kind::List;
+    r.elems.push_back(t.elem ? abstract_of(*t.elem) : Abstract{});
+    return r;
+  }
   r.kind = Abstract::Kind::Tensor;
   r.dtype = t.dtype;
   if (t.kind == TypeInfo::Kind::Tensor && t.shape) {

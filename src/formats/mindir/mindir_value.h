@@ -46,7 +46,9 @@ struct MsValue {
 
 // The type of a node's output as the `shape` attribute describes it (§2.6).
 struct Abstract {
-  enum class Kind { Unknown, Tensor, Scalar, Tuple, Monad, None } kind = Kind::Unknown;
+  // List: a list of dynamic length (seq_info.is_dyn_len, MindSpore 2.x); elems[0] is the element
+  // abstract. It carries the IR's sequence values (mindir_sequence_forms.cc).
+  enum class Kind { Unknown, Tensor, Scalar, Tuple, Monad, None, List } kind = Kind::Unknown;
   DType dtype = DType::Undefined;
   std::vector<int64_t> dims;  // -1 dynamic dim; {-2} dynamic rank
   bool rank_known = false;

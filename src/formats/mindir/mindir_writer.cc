@@ -10,6 +10,7 @@
 #include <set>
 
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_sequence_forms.h"
 #include "ops/op.h"
 
 namespace ms::mindir {
@@ -62,19 +63,28 @@ class Writer : public WriteCtx {
       consts_[name] = &t;
       types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
     }
+    // Sequences of tensors are dynamic-length lists (mindir_sequence_forms.cc); an optional has no
+    // MindSpore type (an input or output is a tensor or None, fixed when the graph is compiled).
     for (const auto& v : G.inputs)
-      if (v.type.kind == TypeInfo::Kind::Sequence || v.type.kind == TypeInfo::Kind::Optional)
-        unsupported_.push_back(fmt::format("graph input '{}' is a {}; MindIR graphs here take tensors only", v.name,
-                                           v.type.kind == TypeInfo::Kind::Sequence ? "sequence" : "optional"));
+      if (!sequence_type_writable(v.type))
+        unsupported_.push_back(fmt::format("graph input '{}' is {}; MindSpore graph inputs have one type, fixed at "
+                                           "compile time (tensor, list of tensors or None)", v.name, v.type.str()));
     for (const auto& v : G.outputs)
-      if (v.type.kind == TypeInfo::Kind::Sequence || v.type.kind == TypeInfo::Kind::Optional)
-        unsupported_.push_back(fmt::format("graph output '{}' is a {}; MindIR graphs here return tensors only", v.name,
-                                           v.type.kind == TypeInfo::Kind::Sequence ? "sequence" : "optional"));
+      if (!sequence_type_writable(v.type))
+        unsupported_.push_back(fmt::format("graph output '{}' is {}; MindSpore graph outputs have one type, fixed at "
+                                           "compile time (tensor, list of tensors or None)", v.name, v.type.str()));
     if (!unsupported_.empty()) unsupported_ops_.insert("sequence/optional values");
     for (const auto& v : G.inputs) {
       if (G.initializers.count(v.name)) continue;  // an old-style weight input: written as a parameter
       auto* in = g_->add_input();
       in->set_name(gname_ + ":" + v.name);
+      refs_[v.name] = in->name();
+      types_[v.name] = v.type;
+      if (v.type.kind == TypeInfo::Kind::Sequence) {  // a dynamic-length list input
+        encode_abstract(abstract_of(v.type), in->mutable_attr_info());
+        in->set_denotation("List");
+        continue;
+      }
       auto* t = in->add_tensor();
       Abstract a = abstract_of(v.type);
       if (a.rank_known)
@@ -105,7 +115,10 @@ class Writer : public WriteCtx {
       abs.push_back(abstract(v.name));
     }
     auto* o = g_->add_output();
-    if (outs.size() == 1) {
+    if (outs.size() == 1 && abs[0].kind == Abstract::Kind::List) {
+      o->set_name(outs[0]);
+      encode_abstract(abs[0], o->mutable_attr_info());
+    } else if (outs.size() == 1) {
       o->set_name(outs[0]);
       auto* t = o->add_tensor();
       mind_ir::AttributeProto tmp;

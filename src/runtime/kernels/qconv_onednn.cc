@@ -184,12 +184,20 @@ class OnednnQConv : public FastKernel {
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const auto fwd = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
-    auto desc = bias_.defined()
-                    ? dnnl::convolution_forward::desc(fwd, alg, any(xs, x_type_), any(wdims, dt::s8), p->bias_md,
-                                                      any(p->y_shape, out_type), strides, dilates, pad_l, pad_r)
-                    : dnnl::convolution_forward::desc(fwd, alg, any(xs, x_type_), any(wdims, dt::s8),
-                                                      any(p->y_shape, out_type), strides, dilates, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    auto make_pd = [&](const dnnl::memory::desc& src, const dnnl::memory::desc& dst) {
+      auto desc = bias_.defined() ? dnnl::convolution_forward::desc(fwd, alg, src, any(wdims, dt::s8), p->bias_md, dst,
+                                                                    strides, dilates, pad_l, pad_r)
+                                  : dnnl::convolution_forward::desc(fwd, alg, src, any(wdims, dt::s8), dst, strides,
+                                                                    dilates, pad_l, pad_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    auto blocked = [](const Shape& s, dt t) { return dnnl::memory::desc(to_dims(s), t, tag::aBcd16b); };
+    static const int mode = getenv("MS_QCONV_MODE") ? atoi(getenv("MS_QCONV_MODE")) : 0;
+    dnnl::convolution_forward::primitive_desc pd;
+    if (mode == 1 && xs.size() == 4) pd = make_pd(blocked(xs, x_type_), blocked(p->y_shape, out_type));
+    else if (mode == 2 && xs.size() == 4) pd = make_pd(any(xs, x_type_), blocked(p->y_shape, out_type));
+    else pd = make_pd(any(xs, x_type_), any(p->y_shape, out_type));
+    if (getenv("MS_QCONV_DEBUG")) fprintf(stderr, "%s %s\n", node_.name.c_str(), pd.impl_info_str());
     p->impl = pd.impl_info_str();
     p->prim = dnnl::convolution_forward(pd);
     p->src_md = pd.src_desc();

@@ -1,0 +1,182 @@
+#include "formats/mindir/mindir_sequence_forms.h"
+
+#include "formats/mindir/mindir_write_util.h"
+
+namespace ms::mindir {
+
+bool sequence_type_writable(const TypeInfo& t) {
+  if (t.kind == TypeInfo::Kind::Optional) return false;
+  if (t.kind == TypeInfo::Kind::Sequence)
+    return !t.elem || t.elem->kind == TypeInfo::Kind::Tensor || t.elem->kind == TypeInfo::Kind::Unknown;
+  return true;
+}
+
+TypeInfo sequence_type_of(const Abstract& list) {
+  TypeInfo t;
+  t.kind = TypeInfo::Kind::Sequence;
+  Abstract e = list.elems.empty() ? Abstract{} : list.elems[0];
+  if (e.kind == Abstract::Kind::Tensor || e.kind == Abstract::Kind::Scalar) {
+    if (e.kind == Abstract::Kind::Scalar) {
+      t.elem = std::make_shared<TypeInfo>(TypeInfo::tensor(e.dtype, std::vector<Dim>{}));
+    } else if (e.rank_known && !(e.dims.size() == 1 && e.dims[0] == -2)) {
+      std::vector<Dim> d;
+      for (int64_t x : e.dims) d.push_back(x >= 0 ? Dim::fixed(x) : Dim{});
+      t.elem = std::make_shared<TypeInfo>(TypeInfo::tensor(e.dtype, d));
+    } else {
+      t.elem = std::make_shared<TypeInfo>(TypeInfo::tensor_unknown_shape(e.dtype));
+    }
+  }
+  return t;
+}
+
+namespace {
+
+using namespace wu;
+
+Abstract scalar_abs(DType dt) {
+  Abstract a;
+  a.kind = Abstract::Kind::Scalar;
+  a.dtype = dt;
+  a.rank_known = true;
+  return a;
+}
+
+// A list index or position (IR: a 0-d integer tensor): a Constant INT64 when it is known, otherwise
+// TensorToScalar of the tensor (MindSpore's list primitives take Python ints).
+std::string list_index(WriteCtx& c, size_t i) {
+  const std::string& name = c.node().inputs.at(i);
+  if (const Tensor* t = c.constant(name); t && t->numel() == 1) return c.constant_node(MsValue::of_int(t->as_int64(0)));
+  DType dt = c.abstract(name).dtype;
+  return c.call("TensorToScalar", {}, {c.in(i)}, scalar_abs(dt == DType::Undefined ? DType::Int64 : dt));
+}
+
+void export_construct(WriteCtx& c) {
+  std::vector<std::string> ins;
+  for (size_t i = 0; i < c.num_inputs(); ++i) ins.push_back(c.in(i));
+  c.bind(out0(c), c.call("make_list", {}, ins, out_abs(c)));
+}
+
+void export_empty(WriteCtx& c) {
+  // The element dtype travels in the abstract (LIST, dynamic length, element TENSORS of that dtype).
+  Abstract a = out_abs(c);
+  if (a.kind != Abstract::Kind::List) a.kind = Abstract::Kind::List;
+  if (a.elems.empty()) a.elems.push_back(Abstract{});
+  a.elems[0].kind = Abstract::Kind::Tensor;
+  a.elems[0].dtype = DType(int_attr(c, "dtype", static_cast<int64_t>(DType::Float32)));
+  c.bind(out0(c), c.call("make_list", {}, {}, a));
+}
+
+void export_insert(WriteCtx& c) {
+  if (has_in(c, 2))
+    c.bind(out0(c), c.call("ListInsert", {}, {c.in(0), list_index(c, 2), c.in(1)}, out_abs(c)));
+  else
+    c.bind(out0(c), c.call("ListAppend", {}, {c.in(0), c.in(1)}, out_abs(c)));
+}
+
+void export_at(WriteCtx& c) { c.bind(out0(c), c.call("list_getitem", {}, {c.in(0), list_index(c, 1)}, out_abs(c))); }
+
+void export_length(WriteCtx& c) {
+  std::string n = c.call("sequence_len", {}, {c.in(0)}, scalar_abs(DType::Int64));
+  c.bind(out0(c), c.call("ScalarToTensor", {}, {n, c.constant_node(MsValue::of_dtype(DType::Int64))}, out_abs(c)));
+}
+
+// --- reading ----------------------------------------------------------------------------------
+
+RVal list_result(ReadCtx& c, const std::string& name) {
+  Abstract a = c.out_abstract();
+  return RVal::tensor(name, a);
+}
+
+// The position input as an IR 0-d integer tensor.
+std::string read_index(ReadCtx& c, size_t i) {
+  const RVal& v = c.inputs().at(i);
+  if (v.kind == RVal::Kind::Const && v.c.kind == MsValue::Kind::Int)
+    return c.add_const(Tensor::scalar<int64_t>(v.c.i), "position");
+  return c.tensor(i);
+}
+
+RVal import_make_list(ReadCtx& c) {
+  if (c.inputs().empty()) {
+    DType dt = DType::Float32;
+    const Abstract& a = c.out_abstract();
+    if (a.kind == Abstract::Kind::List && !a.elems.empty() && a.elems[0].dtype != DType::Undefined) dt = a.elems[0].dtype;
+    return list_result(c, c.add1("SequenceEmpty", {}, {{"dtype", Attribute::of_int(static_cast<int64_t>(dt))}}));
+  }
+  std::vector<std::string> ins;
+  for (size_t i = 0; i < c.inputs().size(); ++i) ins.push_back(c.tensor(i));
+  return list_result(c, c.add1("SequenceConstruct", ins));
+}
+
+RVal import_list_append(ReadCtx& c) {
+  if (c.inputs().size() != 2) fail("{}: ListAppend takes (list, element)", c.what());
+  return list_result(c, c.add1("SequenceInsert", {c.tensor(0), c.tensor(1)}));
+}
+
+RVal import_list_insert(ReadCtx& c) {
+  if (c.inputs().size() != 3) fail("{}: ListInsert takes (list, index, element)", c.what());
+  return list_result(c, c.add1("SequenceInsert", {c.tensor(0), c.tensor(2), read_index(c, 1)}));
+}
+
+RVal import_list_getitem(ReadCtx& c) {
+  if (c.inputs().size() != 2) fail("{}: list_getitem takes (list, index)", c.what());
+  return RVal::tensor(c.add1("SequenceAt", {c.tensor(0), read_index(c, 1)}), c.out_abstract());
+}
+
+RVal import_sequence_len(ReadCtx& c) {
+  if (c.inputs().size() != 1) fail("{}: sequence_len takes one sequence", c.what());
+  Abstract a;
+  a.kind = Abstract::Kind::Tensor;
+  a.dtype = DType::Int64;
+  a.rank_known = true;
+  return RVal::tensor(c.add1("SequenceLength", {c.tensor(0)}), a);
+}
+
+// TensorToScalar: the IR holds a scalar as a 0-d tensor, so the value passes through unchanged.
+RVal import_tensor_to_scalar(ReadCtx& c) {
+  if (c.inputs().size() != 1) fail("{}: TensorToScalar takes one tensor", c.what());
+  return c.inputs()[0];
+}
+
+// ScalarToTensor(x, dtype): a 0-d tensor of the dtype (a Cast when it differs from x's).
+RVal import_scalar_to_tensor(ReadCtx& c) {
+  if (c.inputs().empty()) fail("{}: ScalarToTensor without an input", c.what());
+  DType want = DType::Float32;
+  if (c.inputs().size() > 1 && c.inputs()[1].kind == RVal::Kind::Const && c.inputs()[1].c.kind == MsValue::Kind::DType)
+    want = c.inputs()[1].c.dtype;
+  else if (c.inputs().size() > 1 && c.inputs()[1].kind == RVal::Kind::Const && c.inputs()[1].c.kind == MsValue::Kind::Int)
+    want = dtype_from_type_id(c.inputs()[1].c.i, c.what());
+  const RVal& x = c.inputs()[0];
+  Abstract a;
+  a.kind = Abstract::Kind::Tensor;
+  a.dtype = want;
+  a.rank_known = true;
+  if (x.kind == RVal::Kind::Tensor && c.dtype(0) == want && c.producer(x.name) && c.use_count(0) == 1)
+    return RVal::tensor(c.reclaim(x.name), a);
+  return RVal::tensor(c.add1("Cast", {c.tensor(0)}, {{"to", Attribute::of_int(static_cast<int64_t>(want))}}), a);
+}
+
+ExportRule E(std::string ir, std::string prim, ExportFn fn) { return ExportRule{std::move(ir), std::move(prim), {}, std::move(fn)}; }
+ImportRule I(std::string prim, ImportFn fn) { return ImportRule{std::move(prim), "", {}, std::move(fn)}; }
+
+}  // namespace
+
+const std::vector<ExportRule>& sequence_export_rules() {
+  static const std::vector<ExportRule> rules = {
+      E("SequenceConstruct", "make_list", export_construct), E("SequenceEmpty", "make_list", export_empty),
+      E("SequenceInsert", "ListInsert", export_insert),      E("SequenceAt", "list_getitem", export_at),
+      E("SequenceLength", "sequence_len", export_length),
+  };
+  return rules;
+}
+
+const std::vector<ImportRule>& sequence_import_rules() {
+  static const std::vector<ImportRule> rules = {
+      I("make_list", import_make_list),         I("ListAppend", import_list_append),
+      I("ListInsert", import_list_insert),      I("list_getitem", import_list_getitem),
+      I("sequence_len", import_sequence_len),   I("TensorToScalar", import_tensor_to_scalar),
+      I("ScalarToTensor", import_scalar_to_tensor),
+  };
+  return rules;
+}
+
+}  // namespace ms::mindir
