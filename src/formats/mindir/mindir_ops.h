@@ -27,6 +27,9 @@ class WriteCtx {
   // The constant value of IR value `ir_name` (an initializer), or nullptr.
   virtual const Tensor* constant(const std::string& ir_name) const = 0;
   virtual const TypeInfo* type(const std::string& ir_name) const = 0;
+  // Whether IR value `ir_name` is a graph input (an old-style weight input has an initializer too,
+  // and keeps its name as a parameter).
+  virtual bool is_graph_input(const std::string& ir_name) const { (void)ir_name; return false; }
   // Emits a Constant node (placed before its first user) and returns its name.
   virtual std::string constant_node(const MsValue& v) = 0;
   // Emits a primitive call; returns the reference of its output.

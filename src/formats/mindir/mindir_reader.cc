@@ -947,7 +947,7 @@ class Reader {
   }
 
   Abstract decode_input_abstract(const mind_ir::ValueInfoProto& in) {
-    if (in.tensor_size() == 0) return Abstract{};
+    if (in.tensor_size() == 0) return in.has_attr_info() ? decode_abstract(in.attr_info()) : Abstract{};
     Abstract a;
     a.kind = Abstract::Kind::Tensor;
     a.dtype = dtype_from_mindir(in.tensor(0).data_type(), file_);

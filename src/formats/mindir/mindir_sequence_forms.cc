@@ -1,5 +1,7 @@
 #include "formats/mindir/mindir_sequence_forms.h"
 
+#include <algorithm>
+
 #include "formats/mindir/mindir_write_util.h"
 
 namespace ms::mindir {
@@ -45,7 +47,7 @@ Abstract scalar_abs(DType dt) {
 // TensorToScalar of the tensor (MindSpore's list primitives take Python ints).
 std::string list_index(WriteCtx& c, size_t i) {
   const std::string& name = c.node().inputs.at(i);
-  if (const Tensor* t = c.constant(name); t && t->numel() == 1) return c.constant_node(MsValue::of_int(t->as_int64(0)));
+  if (const Tensor* t = c.constant(name); t && t->numel() == 1 && !c.is_graph_input(name)) return c.constant_node(MsValue::of_int(t->as_int64(0)));
   DType dt = c.abstract(name).dtype;
   return c.call("TensorToScalar", {}, {c.in(i)}, scalar_abs(dt == DType::Undefined ? DType::Int64 : dt));
 }
@@ -78,6 +80,85 @@ void export_at(WriteCtx& c) { c.bind(out0(c), c.call("list_getitem", {}, {c.in(0
 void export_length(WriteCtx& c) {
   std::string n = c.call("sequence_len", {}, {c.in(0)}, scalar_abs(DType::Int64));
   c.bind(out0(c), c.call("ScalarToTensor", {}, {n, c.constant_node(MsValue::of_dtype(DType::Int64))}, out_abs(c)));
+}
+
+// SequenceErase(s[, pos]) -> ListAppendAndInsertGrad(s, pos): MindSpore's `list.pop(index)` on a
+// dynamic-length list (ops/grad/list_append_and_insert_grad.h); no position pops the last element.
+void export_erase(WriteCtx& c) {
+  std::string idx = has_in(c, 1) ? list_index(c, 1) : c.constant_node(MsValue::of_int(-1));
+  c.bind(out0(c), c.call("ListAppendAndInsertGrad", {}, {c.in(0), idx}, out_abs(c)));
+}
+
+// ConcatFromSequence{axis, new_axis} -> SequenceConcat{axis} / SequenceStack{axis}, MindSpore's
+// Concat / Stack over a dynamic-length sequence.
+void export_concat_from_sequence(WriteCtx& c) {
+  int64_t axis = int_attr(c, "axis", 0);
+  bool stack = int_attr(c, "new_axis", 0) != 0;
+  c.bind(out0(c), c.call(stack ? "SequenceStack" : "SequenceConcat", {{"axis", MsValue::of_int(axis)}}, {c.in(0)}, out_abs(c)));
+}
+
+// SplitToSequence(x[, split]){axis, keepdims}: the chunk sizes must be known when writing (MindSpore's
+// Split / SplitV take them as attributes): Split or SplitV, TupleGetItem per chunk (Squeeze of the
+// axis for keepdims = 0 without split), make_list of the chunks.
+void export_split_to_sequence(WriteCtx& c) {
+  auto dims = dims_of(c, 0);
+  int r = static_cast<int>(dims.size());
+  int64_t axis = int_attr(c, "axis", 0);
+  if (r > 0 && axis < 0) axis += r;
+  if (r == 0 || axis < 0 || axis >= r || dims[axis] < 0)
+    fail_unsupported("{}: SplitToSequence of a dimension unknown when writing: MindSpore's Split/SplitV take the number "
+                     "and sizes of the chunks as attributes, and no list primitive splits a tensor", label(c));
+  int64_t d = dims[axis];
+  std::vector<int64_t> sizes;
+  bool squeeze = false;
+  if (!has_in(c, 1)) {
+    sizes.assign(d, 1);
+    squeeze = int_attr(c, "keepdims", 1) == 0;
+  } else {
+    const Tensor* sp = c.constant(c.node().inputs[1]);
+    if (!sp || c.is_graph_input(c.node().inputs[1]))
+      fail_unsupported("{}: SplitToSequence with split sizes computed at run time: MindSpore's Split/SplitV take the "
+                       "sizes as attributes, and no list primitive splits a tensor", label(c));
+    if (sp->shape().empty()) {
+      int64_t chunk = sp->as_int64(0);
+      if (chunk <= 0) fail("{}: split must be positive", label(c));
+      for (int64_t left = d; left > 0; left -= chunk) sizes.push_back(std::min(chunk, left));
+    } else {
+      for (int64_t k = 0; k < sp->numel(); ++k) sizes.push_back(sp->as_int64(k));
+    }
+  }
+  DType dt = c.abstract(c.node().inputs[0]).dtype;
+  auto chunk_abs = [&](int64_t size, bool drop) {
+    Abstract a;
+    a.kind = Abstract::Kind::Tensor;
+    a.dtype = dt;
+    a.rank_known = true;
+    for (int k = 0; k < r; ++k)
+      if (!(drop && k == axis)) a.dims.push_back(k == axis ? size : dims[k]);
+    return a;
+  };
+  std::vector<std::string> items;
+  if (!sizes.empty()) {
+    int64_t num = static_cast<int64_t>(sizes.size());
+    std::vector<Abstract> parts;
+    for (int64_t s : sizes) parts.push_back(chunk_abs(s, false));
+    bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t v) { return v == sizes[0]; });
+    std::string t = equal ? c.call("Split", {{"axis", MsValue::of_int(axis)}, {"output_num", MsValue::of_int(num)},
+                                             {"num_split", MsValue::of_int(num)}}, {c.in(0)}, tuple_abs(parts))
+                          : c.call("SplitV", {{"size_splits", MsValue::of_ints(sizes)}, {"split_dim", MsValue::of_int(axis)},
+                                              {"num_split", MsValue::of_int(num)}}, {c.in(0)}, tuple_abs(parts));
+    for (int64_t k = 0; k < num; ++k) {
+      std::string item = c.get_item(t, k, parts[k]);
+      if (squeeze) item = c.call("Squeeze", {{"axis", MsValue::of_ints({axis})}}, {item}, chunk_abs(1, true));
+      items.push_back(item);
+    }
+  }
+  Abstract out = out_abs(c);
+  if (out.kind != Abstract::Kind::List || out.elems.empty() || out.elems[0].dtype == DType::Undefined) {
+    out.kind = Abstract::Kind::List;
+    out.elems = {chunk_abs(sizes.empty() ? 0 : sizes[0], squeeze)};
+  }
+  c.bind(out0(c), c.call("make_list", {}, items, out));
 }
 
 // --- reading ----------------------------------------------------------------------------------
@@ -122,6 +203,19 @@ RVal import_list_getitem(ReadCtx& c) {
   return RVal::tensor(c.add1("SequenceAt", {c.tensor(0), read_index(c, 1)}), c.out_abstract());
 }
 
+RVal import_list_pop(ReadCtx& c) {
+  if (c.inputs().size() != 2) fail("{}: ListAppendAndInsertGrad takes (list, index)", c.what());
+  return list_result(c, c.add1("SequenceErase", {c.tensor(0), read_index(c, 1)}));
+}
+
+RVal import_sequence_concat(ReadCtx& c, bool stack) {
+  if (c.inputs().size() != 1) fail("{}: takes one sequence", c.what());
+  int64_t axis = c.attr("axis") ? c.attr("axis")->as_int() : 0;
+  std::map<std::string, Attribute> a{{"axis", Attribute::of_int(axis)}};
+  if (stack) a["new_axis"] = Attribute::of_int(1);
+  return RVal::tensor(c.add1("ConcatFromSequence", {c.tensor(0)}, a), c.out_abstract());
+}
+
 RVal import_sequence_len(ReadCtx& c) {
   if (c.inputs().size() != 1) fail("{}: sequence_len takes one sequence", c.what());
   Abstract a;
@@ -164,7 +258,9 @@ const std::vector<ExportRule>& sequence_export_rules() {
   static const std::vector<ExportRule> rules = {
       E("SequenceConstruct", "make_list", export_construct), E("SequenceEmpty", "make_list", export_empty),
       E("SequenceInsert", "ListInsert", export_insert),      E("SequenceAt", "list_getitem", export_at),
-      E("SequenceLength", "sequence_len", export_length),
+      E("SequenceLength", "sequence_len", export_length),    E("SequenceErase", "ListAppendAndInsertGrad", export_erase),
+      E("ConcatFromSequence", "SequenceConcat", export_concat_from_sequence),
+      E("SplitToSequence", "Split", export_split_to_sequence),
   };
   return rules;
 }
@@ -174,7 +270,9 @@ const std::vector<ImportRule>& sequence_import_rules() {
       I("make_list", import_make_list),         I("ListAppend", import_list_append),
       I("ListInsert", import_list_insert),      I("list_getitem", import_list_getitem),
       I("sequence_len", import_sequence_len),   I("TensorToScalar", import_tensor_to_scalar),
-      I("ScalarToTensor", import_scalar_to_tensor),
+      I("ScalarToTensor", import_scalar_to_tensor), I("ListAppendAndInsertGrad", import_list_pop),
+      I("SequenceConcat", [](ReadCtx& c) { return import_sequence_concat(c, false); }),
+      I("SequenceStack", [](ReadCtx& c) { return import_sequence_concat(c, true); }),
   };
   return rules;
 }

@@ -235,7 +235,12 @@ class Writer : public WriteCtx {
       in->set_name(fname + ":" + input_names[k]);
       mind_ir::AttributeProto tmp;
       encode_abstract(input_types[k], &tmp);
-      if (tmp.tensors_size()) *in->add_tensor() = tmp.tensors(0);
+      if (input_types[k].kind == Abstract::Kind::List) {  // a dynamic-length list
+        *in->mutable_attr_info() = tmp;
+        in->set_denotation("List");
+      } else if (tmp.tensors_size()) {
+        *in->add_tensor() = tmp.tensors(0);
+      }
       refs.push_back(in->name());
     }
     return refs;
@@ -332,12 +337,16 @@ class Writer : public WriteCtx {
     auto it = consts_.find(ir);
     return it == consts_.end() ? nullptr : it->second;
   }
+  bool is_graph_input(const std::string& ir) const override {
+    return std::any_of(m_.graph.inputs.begin(), m_.graph.inputs.end(), [&](const ValueInfo& v) { return v.name == ir; });
+  }
   const TypeInfo* type(const std::string& ir) const override {
     auto it = types_.find(ir);
     return it == types_.end() ? nullptr : &it->second;
   }
   Abstract abstract(const std::string& ir) const override {
     const TypeInfo* t = type(ir);
+    if (t && t->kind == TypeInfo::Kind::Sequence) return abstract_of(*t);  // a dynamic-length list
     if (!t || t->kind != TypeInfo::Kind::Tensor) {
       Abstract a;
       a.kind = Abstract::Kind::Tensor;

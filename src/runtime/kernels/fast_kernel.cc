@@ -43,6 +43,10 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     // Before the general deconvolution: it declines all but non-overlapping upsampling.
     register_upsample_deconv_kernels(r);
     register_onednn_deconv_kernels(r);
+    register_transpose_kernels(r);
+    register_concat_kernels(r);
+    register_slice_kernels(r);
+    register_gather_kernels(r);
     return r;
   }();
   return reg;

@@ -109,5 +109,9 @@ void register_batch_norm_kernels(FastKernelRegistry& r);
 void register_resize_kernels(FastKernelRegistry& r);
 void register_onednn_deconv_kernels(FastKernelRegistry& r);
 void register_upsample_deconv_kernels(FastKernelRegistry& r);
+void register_transpose_kernels(FastKernelRegistry& r);
+void register_concat_kernels(FastKernelRegistry& r);
+void register_slice_kernels(FastKernelRegistry& r);
+void register_gather_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt

@@ -177,6 +177,8 @@ class OnednnQConv : public FastKernel {
     attr.set_output_scales(scales_.size() == 1 ? 0 : 1 << 1, scales_);
     if (x_zp_) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (y_zp_) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+    // Z is copied into dst for a sum post-op: a binary post-op reading Z in the graph's plain layout
+    // leaves only oneDNN's reference implementation (measured with 2.6 on AMX).
     dnnl::post_ops ops;
     if (has_z) ops.append_sum(1.f);
     append_eltwise(ops, act_);
@@ -191,13 +193,9 @@ class OnednnQConv : public FastKernel {
                                                                     dilates, pad_l, pad_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
-    auto blocked = [](const Shape& s, dt t) { return dnnl::memory::desc(to_dims(s), t, tag::aBcd16b); };
-    static const int mode = getenv("MS_QCONV_MODE") ? atoi(getenv("MS_QCONV_MODE")) : 0;
-    dnnl::convolution_forward::primitive_desc pd;
-    if (mode == 1 && xs.size() == 4) pd = make_pd(blocked(xs, x_type_), blocked(p->y_shape, out_type));
-    else if (mode == 2 && xs.size() == 4) pd = make_pd(any(xs, x_type_), blocked(p->y_shape, out_type));
-    else pd = make_pd(any(xs, x_type_), any(p->y_shape, out_type));
-    if (getenv("MS_QCONV_DEBUG")) fprintf(stderr, "%s %s\n", node_.name.c_str(), pd.impl_info_str());
+    // The implementation picks the layouts (nhwc for int8 here: brgconv on AMX, jit on VNNI); the
+    // channel-blocked nChw16c the float kernels pass along leaves only the reference one.
+    auto pd = make_pd(any(xs, x_type_), any(p->y_shape, out_type));
     p->impl = pd.impl_info_str();
     p->prim = dnnl::convolution_forward(pd);
     p->src_md = pd.src_desc();
@@ -243,6 +241,8 @@ std::unique_ptr<FastKernel> make_qconv(const KernelBuildInfo& info, QConvLayout 
   if (!x_type || !w || !ws || !xs || !xz || w->dtype() != DType::Int8 || w->rank() < 3 || w->rank() > 5) return nullptr;
   if (xs->numel() != 1 || xz->numel() != 1 || xz->dtype() != tx->dtype) return nullptr;
   if (ws->dtype() != DType::Float32 || (ws->numel() != 1 && ws->numel() != w->dim(0))) return nullptr;
+  for (double s : ws->to_double_vector())
+    if (!(s > 0)) return nullptr;  // the float bias is divided by x_s·w_s
   if (info.has_input(5) && (!wz || !all_zero(*wz))) return nullptr;  // oneDNN takes no weight zero points
   dt y_type = dt::f32;
   if (!io.float_out) {
