@@ -133,4 +133,65 @@ void BM_Attention(benchmark::State& state) {
 }
 BENCHMARK(BM_Attention)->Arg(128)->Arg(127)->Unit(benchmark::kMicrosecond);
 
+// Data movement (Transpose, Concat, Slice, Gather): the last arg 1 runs the reference kernel
+// instead, so each pair of lines is the fast kernel's speedup over the reference.
+void run_or_reference(benchmark::State& state, OneNode& n, bool reference) {
+  SessionOptions o;
+  o.num_threads = 1;
+  o.reference_kernels = reference;
+  Session s(n.model, o);
+  s.run(n.feeds);
+  for (auto _ : state) benchmark::DoNotOptimize(s.run(n.feeds));
+}
+
+OneNode& int64_weight(OneNode& n, const std::string& name, std::vector<int64_t> v) {
+  n.node().inputs.push_back(name);
+  n.model->graph.initializers[name] = Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())});
+  return n;
+}
+
+void BM_TransposeHeads(benchmark::State& state) {  // attention: [1,S,12,64] -> [1,12,S,64]
+  OneNode n("Transpose", "");
+  n.input("x", {1, 384, 12, 64}).attr("perm", Attribute::of_ints({0, 2, 1, 3}));
+  run_or_reference(state, n, state.range(0));
+}
+BENCHMARK(BM_TransposeHeads)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_TransposeNchwToNhwc(benchmark::State& state) {
+  OneNode n("Transpose", "");
+  n.input("x", {1, 64, 56, 55}).attr("perm", Attribute::of_ints({0, 2, 3, 1}));
+  run_or_reference(state, n, state.range(0));
+}
+BENCHMARK(BM_TransposeNchwToNhwc)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_Concat(benchmark::State& state) {  // channels of two feature maps
+  OneNode n("Concat", "");
+  n.input("a", {1, 64, 56, 56}).input("b", {1, 32, 56, 56}).attr("axis", Attribute::of_int(1));
+  run_or_reference(state, n, state.range(0));
+}
+BENCHMARK(BM_Concat)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_SliceStep2(benchmark::State& state) {  // a space-to-depth style phase
+  OneNode n("Slice", "");
+  n.input("x", {1, 64, 112, 112});
+  int64_weight(n, "s", {0, 1});
+  int64_weight(n, "e", {112, 112});
+  int64_weight(n, "a", {2, 3});
+  int64_weight(n, "st", {2, 2});
+  run_or_reference(state, n, state.range(0));
+}
+BENCHMARK(BM_SliceStep2)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_GatherEmbedding(benchmark::State& state) {  // token ids into a 30522 x 768 table
+  OneNode n("Gather", "");
+  n.weight("table", {30522, 768});
+  std::vector<int64_t> ids(384);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 7919 % 30522);
+  n.node().inputs.push_back("ids");
+  n.model->graph.inputs.push_back({"ids", TypeInfo::tensor(DType::Int64, {1, 384})});
+  n.feeds.emplace_back(Tensor::from_vector<int64_t>(ids, {1, 384}));
+  run_or_reference(state, n, state.range(0));
+}
+BENCHMARK(BM_GatherEmbedding)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

@@ -320,6 +320,23 @@ TEST(FastGather, EdgeCases) {
   check_gather({5, 7}, -1, Tensor::from_vector<int64_t>({6, 0, -7, 3}, {2, 2}), DType::Float16, 3, true);
 }
 
+// Big enough that the work is split between threads, so chunks start mid-odometer.
+TEST(FastDataMove, ThreadedChunks) {
+  check_transpose({50, 61, 40}, std::vector<int64_t>{1, 0, 2}, DType::Float32, 1);
+  check_transpose({7, 50, 61, 3}, std::vector<int64_t>{2, 0, 3, 1}, DType::Float32, 2);
+  check_slice({9, 70, 110, 7}, {1, 1}, {INT64_MAX, -1}, std::vector<int64_t>{1, 3}, std::vector<int64_t>{1, 3},
+              DType::Float32, 3);
+  check_slice({9, 70, 110, 7}, {-2, 0}, {INT64_MIN, 100}, std::vector<int64_t>{0, 2}, std::vector<int64_t>{-1, 1},
+              DType::Float32, 4);
+  check_concat({{90, 70, 13}, {90, 70, 29}}, 2, DType::Float32, 5);
+  Tensor idx(DType::Int64, {45});
+  for (int64_t i = 0; i < 45; ++i) idx.data<int64_t>()[i] = (i * 37) % 100 - 50;
+  check_gather({96, 50, 33}, 1, idx, DType::Float32, 6);
+  Tensor idx2(DType::Int32, {333});
+  for (int64_t i = 0; i < 333; ++i) idx2.data<int32_t>()[i] = static_cast<int32_t>((i * 131) % 800 - 400);
+  check_gather({300, 400}, -1, idx2, DType::Float32, 7);
+}
+
 TEST(FastGather, OutOfRangeIndexGivesReferenceError) {
   for (int64_t bad : {5, -6}) {
     Spec s;

@@ -165,3 +165,45 @@ TEST(FastQMatMul, QLinearMatMulMatchesReference) {
 
 }  // namespace
 }  // namespace ms::test
+
+namespace ms::test {
+namespace {
+
+// QuantizeLinear -> QLinearConv -> QLinearConv (depthwise, stride 2) -> QConvFloatOut: the int8
+// values between them travel in NHWC (no reorders); the float result must still match the
+// reference, within what a unit step of an intermediate (a rounding tie apart) can carry.
+TEST(FastQConv, Int8ChainKeepsNhwcBetweenKernels) {
+  ModelSpec s;
+  s.inputs = {{"x", random_tensor({1, 16, 13, 15}, 51, -1.f, 1.f)}};
+  s.weights["xs"] = Tensor::scalar<float>(0.008f);
+  s.weights["xz"] = Tensor::scalar<uint8_t>(128);
+  auto conv_weights = [&](const std::string& p, const Shape& w, uint32_t seed) {
+    s.weights[p + "w"] = random_int8(DType::Int8, w, seed);
+    std::vector<float> ws(w[0]);
+    for (size_t m = 0; m < ws.size(); ++m) ws[m] = 0.003f + 0.0005f * float(m % 3);
+    s.weights[p + "ws"] = Tensor::from_vector<float>(ws, {w[0]});
+    s.weights[p + "wz"] = Tensor::from_vector<int8_t>(std::vector<int8_t>(w[0], 0), {w[0]});
+  };
+  conv_weights("a", {24, 16, 3, 3}, 52);
+  conv_weights("b", {24, 1, 3, 3}, 53);
+  conv_weights("c", {9, 24, 1, 1}, 54);
+  s.weights["as"] = Tensor::scalar<float>(0.05f);
+  s.weights["az"] = Tensor::scalar<uint8_t>(0);
+  s.weights["bs"] = Tensor::scalar<float>(0.04f);
+  s.weights["bz"] = Tensor::scalar<uint8_t>(10);
+  auto pads = ints({1, 1, 1, 1});
+  Node q = make_node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"});
+  Node a = make_node("QLinearConv", {"xq", "xs", "xz", "aw", "aws", "awz", "as", "az"}, {"ya"});
+  a.attrs["pads"] = pads;
+  Node b = make_node("QLinearConv", {"ya", "as", "az", "bw", "bws", "bwz", "bs", "bz"}, {"yb"});
+  b.attrs = {{"pads", pads}, {"group", Attribute::of_int(24)}, {"strides", ints({2, 2})}};
+  Node c = make_node("QConvFloatOut", {"yb", "bs", "bz", "cw", "cws", "cwz"}, {"y"});
+  c.domain = kMsDomain;
+  s.nodes = {q, a, b, c};
+  s.outputs = {"y"};
+  // One unit of yb (0.04) through a 1x1 conv of 24 channels at weight scale <= 0.004: < 0.04 · 127 · 0.004 per element flipped.
+  check_against_reference(s, {"QuantizeLinear", "QLinearConv", "QConvFloatOut"}, 0, 0.05);
+}
+
+}  // namespace
+}  // namespace ms::test

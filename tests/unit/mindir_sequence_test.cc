@@ -323,6 +323,51 @@ TEST(MindirSequence, SplitSizesKnownOnlyAtRunTimeAreRefused) {
   }
 }
 
+// SequenceMap(xs, y) with body out = in0 + in1: xs = [[1,2],[3,4]], y = [10,20] -> [[11,22],[13,24]].
+TEST(MindirSequence, SequenceMapIsWrittenAsALoopOverTheList) {
+  auto body = std::make_shared<Graph>();
+  body->name = "add_body";
+  body->inputs = {test::tensor_info("in0", DType::Float32, {2}), test::tensor_info("in1", DType::Float32, {2})};
+  body->nodes = {test::make_node("Add", {"in0", "in1"}, {"sum"}, "add")};
+  body->outputs = {test::tensor_info("sum", DType::Float32, {2})};
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "map_net";
+  m.graph.inputs = {{"xs", seq_of(DType::Float32, {2})}, test::tensor_info("y", DType::Float32, {2})};
+  Node map = test::make_node("SequenceMap", {"xs", "y"}, {"ys"}, "map");
+  map.attrs["body"] = Attribute::of_graph(body);
+  m.graph.nodes = {map};
+  m.graph.outputs = {{"ys", seq_of(DType::Float32, {2})}};
+  std::string bytes = mindir::export_mindir_bytes(m);
+  mind_ir::ModelProto p;
+  ASSERT_TRUE(p.ParseFromString(bytes));
+  std::set<std::string> prims;
+  for (const auto& pr : p.primitives()) prims.insert(pr.op_type());
+  for (const char* want : {"sequence_len", "make_list", "list_getitem", "ListAppend", "Add", "Switch"})
+    EXPECT_TRUE(prims.count(want)) << want;
+  EXPECT_FALSE(prims.count("SequenceMap"));
+  EXPECT_GE(p.functions_size(), 3);  // loop header, body, exit
+  // The loop state (the output list) is a dynamic-length list input of the header.
+  bool list_state = false;
+  for (const auto& f : p.functions())
+    for (const auto& in : f.input())
+      if (in.has_attr_info() && in.attr_info().type() == mind_ir::AttributeProto::LIST && in.attr_info().seq_info().is_dyn_len())
+        list_state = true;
+  EXPECT_TRUE(list_state);
+  Model back = mindir::import_mindir_bytes(bytes, "map_net.mindir");
+  std::vector<Value> feeds{Value::of_sequence({f32({1, 2}), f32({3, 4})}, DType::Float32), Value(f32({10, 20}))};
+  auto out = Session(std::make_shared<const Model>(back)).run(feeds);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].is_sequence());
+  ASSERT_EQ(out[0].sequence.size(), 2u);
+  EXPECT_EQ(floats(out[0].sequence[0]), (std::vector<float>{11, 22}));
+  EXPECT_EQ(floats(out[0].sequence[1]), (std::vector<float>{13, 24}));
+  std::vector<Value> empty_feeds{Value::of_sequence({}, DType::Float32), Value(f32({10, 20}))};
+  auto none = Session(std::make_shared<const Model>(back)).run(empty_feeds);
+  ASSERT_TRUE(none[0].is_sequence());
+  EXPECT_EQ(none[0].sequence.size(), 0u);
+}
+
 TEST(MindirSequence, OptionalValuesStayRefusedWithTheReason) {
   Model m;
   m.opsets[""] = 17;

@@ -31,6 +31,66 @@ TypeInfo sequence_type_of(const Abstract& list) {
   return t;
 }
 
+std::vector<Node> expand_sequence_map(const Node& n, const std::function<bool(const std::string&)>& is_seq) {
+  const Attribute* ba = n.attr("body");
+  if (!ba || !ba->g) fail("{}: SequenceMap without a body", n.label());
+  const Graph& body = *ba->g;
+  if (body.inputs.size() != n.inputs.size())
+    fail("{}: the body takes {} inputs, the node has {}", n.label(), body.inputs.size(), n.inputs.size());
+  if (body.outputs.size() != n.outputs.size())
+    fail("{}: the body returns {} values, the node has {} outputs", n.label(), body.outputs.size(), n.outputs.size());
+  const std::string p = (n.outputs.empty() || n.outputs[0].empty() ? n.name : n.outputs[0]) + "_seqmap_";
+  auto make = [](std::string op, std::vector<std::string> in, std::vector<std::string> out, std::string name) {
+    Node m;
+    m.op_type = std::move(op);
+    m.inputs = std::move(in);
+    m.outputs = std::move(out);
+    m.name = std::move(name);
+    return m;
+  };
+  std::vector<Node> r;
+  r.push_back(make("SequenceLength", {n.inputs[0]}, {p + "seqlen"}, p + "seqlen"));
+  Node cond = make("Constant", {}, {p + "cond"}, p + "cond");
+  Tensor yes(DType::Bool, {});
+  yes.data<bool>()[0] = true;
+  cond.attrs["value"] = Attribute::of_tensor(yes);
+  r.push_back(cond);
+  Node loop = make("Loop", {p + "seqlen", p + "cond"}, {}, p + "loop");
+  auto g = std::make_shared<Graph>();
+  g->name = p + "body";
+  g->inputs.push_back({p + "iter", TypeInfo::tensor(DType::Int64, std::vector<Dim>{})});
+  g->inputs.push_back({p + "cond_in", TypeInfo::tensor(DType::Bool, std::vector<Dim>{})});
+  g->outputs.push_back({p + "cond_out", TypeInfo::tensor(DType::Bool, std::vector<Dim>{})});
+  g->nodes.push_back(make("Identity", {p + "cond_in"}, {p + "cond_out"}, p + "cond_out"));
+  for (size_t j = 0; j < n.inputs.size(); ++j) {
+    const std::string& b = body.inputs[j].name;
+    g->nodes.push_back(is_seq(n.inputs[j]) ? make("SequenceAt", {n.inputs[j], p + "iter"}, {b}, p + "in" + std::to_string(j))
+                                           : make("Identity", {n.inputs[j]}, {b}, p + "in" + std::to_string(j)));
+  }
+  for (const auto& bn : body.nodes) g->nodes.push_back(bn);
+  for (const auto& [k, t] : body.initializers) g->initializers.emplace(k, t);
+  g->value_info = body.value_info;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    DType dt = body.outputs[k].type.dtype == DType::Undefined ? DType::Float32 : body.outputs[k].type.dtype;
+    std::string ks = std::to_string(k);
+    Node empty = make("SequenceEmpty", {}, {p + "empty" + ks}, p + "empty" + ks);
+    empty.attrs["dtype"] = Attribute::of_int(static_cast<int64_t>(dt));
+    r.push_back(empty);
+    loop.inputs.push_back(p + "empty" + ks);
+    loop.outputs.push_back(n.outputs[k].empty() ? p + "unused" + ks : n.outputs[k]);
+    TypeInfo st;
+    st.kind = TypeInfo::Kind::Sequence;
+    st.elem = std::make_shared<TypeInfo>(body.outputs[k].type);
+    g->inputs.push_back({p + "out" + ks + "_in", st});
+    g->nodes.push_back(make("SequenceInsert", {p + "out" + ks + "_in", body.outputs[k].name}, {p + "out" + ks + "_out"},
+                            p + "append" + ks));
+    g->outputs.push_back({p + "out" + ks + "_out", st});
+  }
+  loop.attrs["body"] = Attribute::of_graph(g);
+  r.push_back(loop);
+  return r;
+}
+
 namespace {
 
 using namespace wu;

@@ -11,6 +11,7 @@
 // reader maps each primitive back to the IR op it came from. Optional values stay refused: MindSpore
 // fixes the type of every value (a tensor, or None) when it compiles the graph.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "formats/mindir/mindir_ops.h"
@@ -21,6 +22,13 @@ namespace ms::mindir {
 bool sequence_type_writable(const TypeInfo& t);
 // The IR type of a dynamic-length list abstract (a sequence of the element's tensor type).
 TypeInfo sequence_type_of(const Abstract& list);
+
+// SequenceMap as ONNX's own function body defines it, which MindSpore can hold: a Loop over the
+// length of input 0 whose body takes element i of each sequence input (SequenceAt), runs the map's
+// body on it and appends each result (SequenceInsert) to the output lists, which start empty
+// (SequenceEmpty). The Loop's outputs keep the SequenceMap's output names. `is_seq` tells whether
+// an IR value is a sequence.
+std::vector<Node> expand_sequence_map(const Node& n, const std::function<bool(const std::string&)>& is_seq);
 
 const std::vector<ExportRule>& sequence_export_rules();
 const std::vector<ImportRule>& sequence_import_rules();

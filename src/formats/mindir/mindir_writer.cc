@@ -92,8 +92,6 @@ class Writer : public WriteCtx {
       else
         t->add_dims(-2);
       t->set_data_type(v.type.dtype == DType::Undefined ? 1 : dtype_to_mindir(v.type.dtype));
-      refs_[v.name] = in->name();
-      types_[v.name] = v.type;
     }
     for (const auto& v : G.value_info) types_.emplace(v.name, v.type);
     for (const auto& v : G.outputs)
@@ -178,6 +176,14 @@ class Writer : public WriteCtx {
   std::set<std::string> unsupported_ops_;
 
   void write_node(const Node& n) {
+    if (n.op_type == "SequenceMap" && n.domain.empty()) {  // written as its ONNX function body (a Loop)
+      auto is_seq = [&](const std::string& v) {
+        const TypeInfo* t = type(v);
+        return t && t->kind == TypeInfo::Kind::Sequence;
+      };
+      for (Node& e : expand_sequence_map(n, is_seq)) write_node(expanded_.emplace_back(std::move(e)));
+      return;
+    }
     cur_ = &n;
     infer(n, OpRegistry::global(), static_cast<int>(m_.opset("")));
     if (n.op_type == "Constant" && n.domain.empty()) {
@@ -523,6 +529,7 @@ class Writer : public WriteCtx {
   std::map<std::string, const Tensor*> consts_;
   std::set<std::string> ir_constants_;
   std::deque<Tensor> owned_;
+  std::deque<Node> expanded_;  // nodes of expanded functions (SequenceMap), kept while writing
   std::vector<std::string> param_order_;
   std::set<std::string> params_seen_;
   std::vector<std::pair<mind_ir::TensorProto*, const Tensor*>> params_;

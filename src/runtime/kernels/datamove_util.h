@@ -31,10 +31,13 @@ inline void strided_gather(unsigned char* dst, const unsigned char* src, int64_t
     std::memcpy(dst, src, static_cast<size_t>(count) * esize);
     return;
   }
-  const bool typed = dispatch_elem_size(esize, [&](auto tag) {
+  // Captured by value: byte stores may alias anything, so captured references would be reloaded
+  // on every element.
+  const bool typed = dispatch_elem_size(esize, [dst, src, count, src_stride](auto tag) {
     using T = decltype(tag);
-    T* d = reinterpret_cast<T*>(dst);
-    for (int64_t i = 0; i < count; ++i) std::memcpy(d + i, src + static_cast<size_t>(i * src_stride) * esize, sizeof(T));
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(dst + static_cast<size_t>(i) * sizeof(T), src + static_cast<size_t>(i * src_stride) * sizeof(T),
+                  sizeof(T));
   });
   if (!typed)
     for (int64_t i = 0; i < count; ++i)

@@ -51,8 +51,7 @@ class FastGather : public FastKernel {
       auto rows = [&](auto tag, int64_t b, int64_t e) {
         using T = decltype(tag);
         // One-element blocks (a gather on the last axis) as typed loads and stores.
-        for (int64_t j = b; j < e; ++j) {
-          const int64_t o = j / n, k = j % n;
+        for (int64_t j = b, o = b / n, k = b % n; j < e; ++j, k = k + 1 == n ? (++o, 0) : k + 1) {
           const size_t from = static_cast<size_t>(o * dim + idx[k]) * block;
           if constexpr (std::is_same_v<T, void*>) std::memcpy(dst + static_cast<size_t>(j) * block, src + from, block);
           else std::memcpy(dst + static_cast<size_t>(j) * sizeof(T), src + from, sizeof(T));

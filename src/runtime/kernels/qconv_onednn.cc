@@ -43,6 +43,7 @@ class OnednnQConv : public FastKernel {
       : node_(info.node), def_(info.def), io_(io), act_(act), x_type_(x_type), y_type_(y_type),
         group_(info.attrs().attr_int("group")) {
     weights_ = *info.constant(3);
+    rank4_ = weights_.rank() == 4;
     const int64_t M = weights_.dim(0);
     const float xs = float(info.constant(1)->as_double(0));
     x_zp_ = int32_t(info.constant(2)->as_double(0));
@@ -65,6 +66,15 @@ class OnednnQConv : public FastKernel {
 
   const char* name() const override { return "onednn_qconv_int8"; }
   size_t scratch_bytes() const override { return last_ ? last_->scratch_bytes : 0; }
+  // Between int8 kernels, rank-4 int8 tensors travel in NHWC, the layout oneDNN's int8
+  // convolution computes in, so consecutive QLinearConvs do not reorder. Only int8 values: a float
+  // output stays plain (the float kernels' blocked layout is nChw16c).
+  bool accepts_blocked(size_t input) const override { return rank4_ && input == 0; }
+  bool emits_blocked() const override { return rank4_ && !io_.float_out; }
+  void use_layouts(const std::vector<bool>& in, bool out) override {
+    x_blocked_ = !in.empty() && in[0];
+    y_blocked_ = out;
+  }
 
   bool run(KernelContext& ctx) override {
     NoKernelMemory heap;
@@ -73,13 +83,19 @@ class OnednnQConv : public FastKernel {
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool has_z = io_.z != SIZE_MAX && ctx.has_input(io_.z);
-    if (int8_type(x.dtype()) != x_type_ || x.rank() != weights_.rank() || x.numel() == 0) return false;
-    if (has_z && ctx.input(io_.z).dtype() != DType::Float32) return false;
+    const bool blocked = x_blocked_ || y_blocked_;
+    if (int8_type(x.dtype()) != x_type_ || x.rank() != weights_.rank() || x.numel() == 0 ||
+        (has_z && ctx.input(io_.z).dtype() != DType::Float32)) {
+      if (blocked) fail("{}: internal: input {} {} does not fit the layout planned for it", node_.label(),
+                        dtype_name(x.dtype()), shape_str(x.shape()));
+      return false;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     Plan* planned;
     try {
       planned = &plan_for(x.shape(), has_z);
-    } catch (const dnnl::error&) {
+    } catch (const dnnl::error& e) {
+      if (blocked) fail("{}: oneDNN has no int8 convolution for input {}: {}", node_.label(), shape_str(x.shape()), e.what());
       return false;  // no int8 implementation for this geometry: the reference runs
     }
     Plan& p = *planned;
@@ -168,8 +184,8 @@ class OnednnQConv : public FastKernel {
       wdims.insert(wdims.begin(), group_);
     }
     const dt out_type = io_.float_out ? dt::f32 : y_type_;
-    p->x_md = dnnl::memory::desc(to_dims(xs), x_type_, plain_tag(xs.size()));
-    p->y_md = dnnl::memory::desc(to_dims(p->y_shape), out_type, plain_tag(p->y_shape.size()));
+    p->x_md = dnnl::memory::desc(to_dims(xs), x_type_, x_blocked_ ? tag::acdb : plain_tag(xs.size()));
+    p->y_md = dnnl::memory::desc(to_dims(p->y_shape), out_type, y_blocked_ ? tag::acdb : plain_tag(p->y_shape.size()));
     const dnnl::memory::desc user_wmd(to_dims(wdims), dt::s8, plain_tag(wdims.size()));
     auto any = [](const Shape& s, dt t) { return dnnl::memory::desc(to_dims(s), t, tag::any); };
     if (bias_.defined()) p->bias_md = dnnl::memory::desc({M}, io_.float_out ? dt::f32 : dt::s32, tag::x);
@@ -195,7 +211,7 @@ class OnednnQConv : public FastKernel {
     };
     // The implementation picks the layouts (nhwc for int8 here: brgconv on AMX, jit on VNNI); the
     // channel-blocked nChw16c the float kernels pass along leaves only the reference one.
-    auto pd = make_pd(any(xs, x_type_), any(p->y_shape, out_type));
+    auto pd = make_pd(x_blocked_ ? p->x_md : any(xs, x_type_), y_blocked_ ? p->y_md : any(p->y_shape, out_type));
     p->impl = pd.impl_info_str();
     p->prim = dnnl::convolution_forward(pd);
     p->src_md = pd.src_desc();
@@ -215,6 +231,7 @@ class OnednnQConv : public FastKernel {
   Activation act_;
   dt x_type_, y_type_;
   int64_t group_;
+  bool rank4_ = false, x_blocked_ = false, y_blocked_ = false;
   Tensor weights_, bias_;
   std::vector<float> scales_;
   int32_t x_zp_ = 0, y_zp_ = 0;

@@ -52,7 +52,10 @@ bool per_tensor(const KernelContext& ctx, float& scale, int32_t& zp, DType& zp_t
 
 class FastQuantize : public FastKernel {
  public:
+  explicit FastQuantize(bool may_emit_nhwc) : may_emit_nhwc_(may_emit_nhwc) {}
   const char* name() const override { return "vec_quantize"; }
+  bool emits_blocked() const override { return may_emit_nhwc_; }
+  void use_layouts(const std::vector<bool>&, bool out) override { nhwc_ = out; }
   bool run(KernelContext& ctx) override {
     NoKernelMemory heap;
     return run(ctx, heap);
@@ -62,20 +65,35 @@ class FastQuantize : public FastKernel {
     int32_t zp;
     DType q;
     const Tensor& x = ctx.input(0);
-    if (x.dtype() != DType::Float32 || !per_tensor(ctx, scale, zp, q) || !(scale > 0)) return false;
+    if (x.dtype() != DType::Float32 || !per_tensor(ctx, scale, zp, q) || !(scale > 0) || (nhwc_ && x.rank() != 4)) {
+      if (nhwc_) fail("{}: internal: input does not fit the layout planned for it", ctx.node().label());
+      return false;
+    }
     Tensor y = output_tensor(memory, 0, q, x.shape());
+    // NHWC output (the layout the int8 convolutions read, qconv_onednn.cc): quantized in NCHW into
+    // a temporary, then oneDNN's reorder transposes the bytes.
+    Tensor plain = nhwc_ ? uninit_tensor(q, x.shape()) : Tensor();
+    Tensor& out = nhwc_ ? plain : y;
     const float* px = x.data<float>();
     const float fz = static_cast<float>(zp);
     if (q == DType::UInt8) {
-      uint8_t* py = y.data<uint8_t>();
+      uint8_t* py = out.data<uint8_t>();
       parallel_chunks(x.numel(), [&](int64_t b, int64_t e) { quantize_loop<uint8_t>(px + b, py + b, e - b, scale, fz, 0.f, 255.f); });
     } else {
-      int8_t* py = y.data<int8_t>();
+      int8_t* py = out.data<int8_t>();
       parallel_chunks(x.numel(), [&](int64_t b, int64_t e) { quantize_loop<int8_t>(px + b, py + b, e - b, scale, fz, -128.f, 127.f); });
+    }
+    if (nhwc_) {
+      const auto t = q == DType::UInt8 ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::s8;
+      reorder(dnnl::memory::desc(to_dims(x.shape()), t, dnnl::memory::format_tag::abcd), plain.raw(),
+              dnnl::memory::desc(to_dims(x.shape()), t, dnnl::memory::format_tag::acdb), y.raw());
     }
     ctx.set_output(0, std::move(y));
     return true;
   }
+
+ private:
+  bool may_emit_nhwc_, nhwc_ = false;
 };
 
 class FastDequantize : public FastKernel {
@@ -108,7 +126,11 @@ class FastDequantize : public FastKernel {
 // Per-axis parameters (more than one value) are left to the reference kernel: run() declines them.
 std::unique_ptr<FastKernel> make_quantize(const KernelBuildInfo& info) {
   if (!info.maybe_f32(0) || !info.has_input(2)) return nullptr;
-  return std::make_unique<FastQuantize>();
+  // NHWC output only when it can never be declined: rank 4 and constant per-tensor parameters.
+  const Tensor *s = info.constant(1), *z = info.constant(2);
+  const bool per_tensor_const = s && z && s->numel() == 1 && z->numel() == 1 && s->dtype() == DType::Float32 &&
+                                s->as_double(0) > 0 && (z->dtype() == DType::UInt8 || z->dtype() == DType::Int8);
+  return std::make_unique<FastQuantize>(per_tensor_const && info.is_f32_rank(0, 4));
 }
 
 std::unique_ptr<FastKernel> make_dequantize(const KernelBuildInfo& info) {

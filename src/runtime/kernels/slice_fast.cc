@@ -101,12 +101,13 @@ class FastSlice : public FastKernel {
     for (int64_t d = 0; d < L; ++d) rows *= out[d];
     const size_t block_bytes = static_cast<size_t>(block) * es;
     parallel_chunks(rows, [&](int64_t b, int64_t e) {
+      // An odometer over dims 0..L-1: divisions only once per chunk (they cost more than a short row).
+      std::vector<int64_t> idx(static_cast<size_t>(L), 0);
+      for (int64_t d = L - 1, rem = b; d >= 0; --d) idx[d] = rem % out[d], rem /= out[d];
       for (int64_t r = b; r < e; ++r) {
-        int64_t rem = r, off = base + first[L] * st[L];
-        for (int64_t d = L - 1; d >= 0; --d) {
-          off += (first[d] + (rem % out[d]) * step[d]) * st[d];
-          rem /= out[d];
-        }
+        int64_t off = base + first[L] * st[L];
+        for (int64_t d = 0; d < L; ++d) off += (first[d] + idx[d] * step[d]) * st[d];
+        for (int64_t d = L - 1; d >= 0 && ++idx[d] == out[d]; --d) idx[d] = 0;
         unsigned char* drow = dst + static_cast<size_t>(r * cnt) * block_bytes;
         const unsigned char* srow = src + static_cast<size_t>(off) * es;
         if (block == 1) {

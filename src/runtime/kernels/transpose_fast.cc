@@ -120,10 +120,14 @@ class FastTranspose : public FastKernel {
     for (int64_t d = 0; d < r - 1; ++d) rows *= out_shape[d];
     const size_t row_bytes = static_cast<size_t>(row) * es;
     parallel_chunks(rows, [&](int64_t b, int64_t e) {
+      // An odometer over the row dims: divisions only once per chunk.
+      std::vector<int64_t> idx(static_cast<size_t>(r - 1), 0);
+      for (int64_t d = r - 2, rem = b; d >= 0; --d) idx[d] = rem % out_shape[d], rem /= out_shape[d];
       for (int64_t i = b; i < e; ++i) {
-        int64_t rem = i, off = 0;
-        for (int64_t d = r - 2; d >= 0; --d) off += (rem % out_shape[d]) * src_stride[d], rem /= out_shape[d];
+        int64_t off = 0;
+        for (int64_t d = 0; d < r - 1; ++d) off += idx[d] * src_stride[d];
         std::memcpy(dst + static_cast<size_t>(i) * row_bytes, src + static_cast<size_t>(off) * es, row_bytes);
+        for (int64_t d = r - 2; d >= 0 && ++idx[d] == out_shape[d]; --d) idx[d] = 0;
       }
     }, row);
   }
@@ -159,12 +163,14 @@ class FastTranspose : public FastKernel {
         }
         const T* s = reinterpret_cast<const T*>(src) + soff;
         T* dd = reinterpret_cast<T*>(dst) + doff;
-        for (int64_t l0 = 0; l0 < nl; l0 += kTile) {
-          const int64_t l1 = std::min(nl, l0 + kTile);
+        // Locals, not captured references: stores through T* (uint8_t) could alias them.
+        const int64_t nl_ = nl, sq = sq_out, sl = sl_src;
+        for (int64_t l0 = 0; l0 < nl_; l0 += kTile) {
+          const int64_t l1 = std::min(nl_, l0 + kTile);
           for (int64_t iq = q0; iq < q1; ++iq) {
-            T* drow = dd + iq * sq_out;
+            T* drow = dd + iq * sq;
             const T* scol = s + iq;
-            for (int64_t il = l0; il < l1; ++il) drow[il] = scol[il * sl_src];
+            for (int64_t il = l0; il < l1; ++il) drow[il] = scol[il * sl];
           }
         }
       }
