@@ -31,13 +31,18 @@ inline void strided_gather(unsigned char* dst, const unsigned char* src, int64_t
     std::memcpy(dst, src, static_cast<size_t>(count) * esize);
     return;
   }
-  // Captured by value: byte stores may alias anything, so captured references would be reloaded
-  // on every element.
+  // Copied into locals: byte stores may alias anything, so values read through the lambda object
+  // would be reloaded on every element.
   const bool typed = dispatch_elem_size(esize, [dst, src, count, src_stride](auto tag) {
     using T = decltype(tag);
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(dst + static_cast<size_t>(i) * sizeof(T), src + static_cast<size_t>(i * src_stride) * sizeof(T),
-                  sizeof(T));
+    T* d = reinterpret_cast<T*>(dst);
+    const unsigned char* s = src;
+    const int64_t n = count, stride = static_cast<int64_t>(sizeof(T)) * src_stride;
+    for (int64_t i = 0; i < n; ++i, s += stride) {
+      T v;
+      std::memcpy(&v, s, sizeof(T));
+      d[i] = v;
+    }
   });
   if (!typed)
     for (int64_t i = 0; i < count; ++i)

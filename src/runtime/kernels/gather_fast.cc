@@ -50,11 +50,22 @@ class FastGather : public FastKernel {
     if (y.numel() > 0) {
       auto rows = [&](auto tag, int64_t b, int64_t e) {
         using T = decltype(tag);
+        // Locals, not captured references: byte stores may alias them and force a reload per element.
+        unsigned char* const d = dst;
+        const unsigned char* const s = src;
+        const int64_t* const ix = idx.data();
+        const int64_t nn = n, dd = dim;
+        const size_t bl = block;
         // One-element blocks (a gather on the last axis) as typed loads and stores.
-        for (int64_t j = b, o = b / n, k = b % n; j < e; ++j, k = k + 1 == n ? (++o, 0) : k + 1) {
-          const size_t from = static_cast<size_t>(o * dim + idx[k]) * block;
-          if constexpr (std::is_same_v<T, void*>) std::memcpy(dst + static_cast<size_t>(j) * block, src + from, block);
-          else std::memcpy(dst + static_cast<size_t>(j) * sizeof(T), src + from, sizeof(T));
+        for (int64_t j = b, o = b / nn, k = b % nn; j < e; ++j, k = k + 1 == nn ? (++o, 0) : k + 1) {
+          const size_t from = static_cast<size_t>(o * dd + ix[k]) * bl;
+          if constexpr (std::is_same_v<T, void*>) {
+            std::memcpy(d + static_cast<size_t>(j) * bl, s + from, bl);
+          } else {
+            T v;
+            std::memcpy(&v, s + from, sizeof(T));
+            reinterpret_cast<T*>(d)[j] = v;
+          }
         }
       };
       parallel_chunks(outer * n, [&](int64_t b, int64_t e) {

@@ -7,8 +7,9 @@
 // mode, the reference with nearbyint); padding is x_zp in both (oneDNN pads x − x_zp with zero).
 // QConvFloatOut: oscale = x_s·w_s[m], bias B/(x_s·w_s[m]) in f32 (so that the scaled sum is B),
 // residual Z as a sum post-op, activation as an eltwise post-op, f32 output.
-// Weights and scales are constants read once; weights are prepacked per input shape. Tensors stay
-// in the graph's plain layout at the boundary; the primitive picks its own (nhwc for int8) inside.
+// Weights and scales are constants read once; weights are prepacked per input shape. The primitive
+// computes in NHWC (oneDNN 2.6 has fast int8 convolutions only there); neighbours that can hand over
+// int8 NHWC or float nChw16c do so (accepts_blocked below), others get the plain layout.
 #include <mutex>
 #include <unordered_map>
 
@@ -66,13 +67,15 @@ class OnednnQConv : public FastKernel {
 
   const char* name() const override { return "onednn_qconv_int8"; }
   size_t scratch_bytes() const override { return last_ ? last_->scratch_bytes : 0; }
-  // Between int8 kernels, rank-4 int8 tensors travel in NHWC, the layout oneDNN's int8
-  // convolution computes in, so consecutive QLinearConvs do not reorder. Only int8 values: a float
-  // output stays plain (the float kernels' blocked layout is nChw16c).
-  bool accepts_blocked(size_t input) const override { return rank4_ && input == 0; }
-  bool emits_blocked() const override { return rank4_ && !io_.float_out; }
+  // "Blocked" means two things here, one per dtype: rank-4 int8 tensors travel between the int8
+  // kernels (and QuantizeLinear) in NHWC, the layout oneDNN's int8 convolution computes in, so
+  // consecutive QLinearConvs do not reorder; float tensors (QConvFloatOut's Z and output) in the
+  // float kernels' nChw16c, which converts to and from the primitive's NHWC in 64-byte runs.
+  bool accepts_blocked(size_t input) const override { return rank4_ && (input == 0 || (io_.float_out && input == io_.z)); }
+  bool emits_blocked() const override { return rank4_; }
   void use_layouts(const std::vector<bool>& in, bool out) override {
     x_blocked_ = !in.empty() && in[0];
+    z_blocked_ = io_.z < in.size() && in[io_.z];
     y_blocked_ = out;
   }
 
@@ -83,7 +86,7 @@ class OnednnQConv : public FastKernel {
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool has_z = io_.z != SIZE_MAX && ctx.has_input(io_.z);
-    const bool blocked = x_blocked_ || y_blocked_;
+    const bool blocked = x_blocked_ || y_blocked_ || z_blocked_;
     if (int8_type(x.dtype()) != x_type_ || x.rank() != weights_.rank() || x.numel() == 0 ||
         (has_z && ctx.input(io_.z).dtype() != DType::Float32)) {
       if (blocked) fail("{}: internal: input {} {} does not fit the layout planned for it", node_.label(),
@@ -118,7 +121,7 @@ class OnednnQConv : public FastKernel {
       reorder(p.x_md, x.raw(), p.src_md, src);
     }
     void* dst = dst_bytes ? scratch + pad_bytes + src_bytes : y.raw();
-    if (has_z) reorder(p.y_md, ctx.input(io_.z).raw(), p.dst_md, dst);  // the sum post-op adds onto dst
+    if (has_z) reorder(p.z_md, ctx.input(io_.z).raw(), p.dst_md, dst);  // the sum post-op adds onto dst
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), src)},
         {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)},
@@ -143,7 +146,7 @@ class OnednnQConv : public FastKernel {
     Shape x_shape, y_shape;
     bool has_z = false;
     dnnl::convolution_forward prim;
-    dnnl::memory::desc x_md, y_md, src_md, dst_md, bias_md, scratchpad_md;
+    dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, scratchpad_md;
     dnnl::memory packed_w;
     size_t scratch_bytes = 0;
     std::string impl;
@@ -185,7 +188,15 @@ class OnednnQConv : public FastKernel {
     }
     const dt out_type = io_.float_out ? dt::f32 : y_type_;
     p->x_md = dnnl::memory::desc(to_dims(xs), x_type_, x_blocked_ ? tag::acdb : plain_tag(xs.size()));
-    p->y_md = dnnl::memory::desc(to_dims(p->y_shape), out_type, y_blocked_ ? tag::acdb : plain_tag(p->y_shape.size()));
+    const dnnl::memory::desc plain_y(to_dims(p->y_shape), out_type, plain_tag(p->y_shape.size()));
+    if (io_.float_out) {
+      p->y_md = y_blocked_ ? blocked_f32_desc(p->y_shape) : plain_y;
+      p->z_md = z_blocked_ ? blocked_f32_desc(p->y_shape) : plain_y;
+    } else {
+      p->y_md = y_blocked_ ? dnnl::memory::desc(to_dims(p->y_shape), out_type, tag::acdb) : plain_y;
+    }
+    // Only int8 NHWC may be imposed on the primitive: float nChw16c leaves oneDNN's reference one.
+    const bool fix_dst = y_blocked_ && !io_.float_out;
     const dnnl::memory::desc user_wmd(to_dims(wdims), dt::s8, plain_tag(wdims.size()));
     auto any = [](const Shape& s, dt t) { return dnnl::memory::desc(to_dims(s), t, tag::any); };
     if (bias_.defined()) p->bias_md = dnnl::memory::desc({M}, io_.float_out ? dt::f32 : dt::s32, tag::x);
@@ -211,7 +222,7 @@ class OnednnQConv : public FastKernel {
     };
     // The implementation picks the layouts (nhwc for int8 here: brgconv on AMX, jit on VNNI); the
     // channel-blocked nChw16c the float kernels pass along leaves only the reference one.
-    auto pd = make_pd(x_blocked_ ? p->x_md : any(xs, x_type_), y_blocked_ ? p->y_md : any(p->y_shape, out_type));
+    auto pd = make_pd(x_blocked_ ? p->x_md : any(xs, x_type_), fix_dst ? p->y_md : any(p->y_shape, out_type));
     p->impl = pd.impl_info_str();
     p->prim = dnnl::convolution_forward(pd);
     p->src_md = pd.src_desc();
@@ -231,7 +242,7 @@ class OnednnQConv : public FastKernel {
   Activation act_;
   dt x_type_, y_type_;
   int64_t group_;
-  bool rank4_ = false, x_blocked_ = false, y_blocked_ = false;
+  bool rank4_ = false, x_blocked_ = false, y_blocked_ = false, z_blocked_ = false;
   Tensor weights_, bias_;
   std::vector<float> scales_;
   int32_t x_zp_ = 0, y_zp_ = 0;

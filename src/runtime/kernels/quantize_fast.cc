@@ -54,8 +54,14 @@ class FastQuantize : public FastKernel {
  public:
   explicit FastQuantize(bool may_emit_nhwc) : may_emit_nhwc_(may_emit_nhwc) {}
   const char* name() const override { return "vec_quantize"; }
+  // Input "blocked": the float kernels' nChw16c; output "blocked": NHWC, what the int8
+  // convolutions read (qconv_onednn.cc).
+  bool accepts_blocked(size_t input) const override { return may_emit_nhwc_ && input == 0; }
   bool emits_blocked() const override { return may_emit_nhwc_; }
-  void use_layouts(const std::vector<bool>&, bool out) override { nhwc_ = out; }
+  void use_layouts(const std::vector<bool>& in, bool out) override {
+    x_blocked_ = !in.empty() && in[0];
+    nhwc_ = out;
+  }
   bool run(KernelContext& ctx) override {
     NoKernelMemory heap;
     return run(ctx, heap);
@@ -65,35 +71,41 @@ class FastQuantize : public FastKernel {
     int32_t zp;
     DType q;
     const Tensor& x = ctx.input(0);
-    if (x.dtype() != DType::Float32 || !per_tensor(ctx, scale, zp, q) || !(scale > 0) || (nhwc_ && x.rank() != 4)) {
-      if (nhwc_) fail("{}: internal: input does not fit the layout planned for it", ctx.node().label());
+    const bool laid_out = nhwc_ || x_blocked_;
+    if (x.dtype() != DType::Float32 || !per_tensor(ctx, scale, zp, q) || !(scale > 0) || (laid_out && x.rank() != 4)) {
+      if (laid_out) fail("{}: internal: input does not fit the layout planned for it", ctx.node().label());
       return false;
     }
     Tensor y = output_tensor(memory, 0, q, x.shape());
-    // NHWC output (the layout the int8 convolutions read, qconv_onednn.cc): quantized in NCHW into
-    // a temporary, then oneDNN's reorder transposes the bytes.
-    Tensor plain = nhwc_ ? uninit_tensor(q, x.shape()) : Tensor();
-    Tensor& out = nhwc_ ? plain : y;
+    // Other layouts than plain in and out: quantized elementwise in the input's layout (a blocked
+    // input's padding channels too) into a temporary, then oneDNN's reorder moves the bytes.
+    const auto t = q == DType::UInt8 ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::s8;
+    dnnl::memory::desc in_md, out_md;
+    int64_t count = x.numel();
+    if (laid_out) {
+      in_md = x_blocked_ ? blocked_f32_desc(x.shape()) : plain_f32_desc(x.shape());
+      count = static_cast<int64_t>(in_md.get_size() / sizeof(float));
+      in_md.data.data_type = t == dnnl::memory::data_type::u8 ? dnnl_u8 : dnnl_s8;  // same blocking, bytes
+      out_md = dnnl::memory::desc(to_dims(x.shape()), t, nhwc_ ? dnnl::memory::format_tag::acdb : dnnl::memory::format_tag::abcd);
+    }
+    Tensor plain = laid_out ? uninit_tensor(q, {count}) : Tensor();
+    Tensor& out = laid_out ? plain : y;
     const float* px = x.data<float>();
     const float fz = static_cast<float>(zp);
     if (q == DType::UInt8) {
       uint8_t* py = out.data<uint8_t>();
-      parallel_chunks(x.numel(), [&](int64_t b, int64_t e) { quantize_loop<uint8_t>(px + b, py + b, e - b, scale, fz, 0.f, 255.f); });
+      parallel_chunks(count, [&](int64_t b, int64_t e) { quantize_loop<uint8_t>(px + b, py + b, e - b, scale, fz, 0.f, 255.f); });
     } else {
       int8_t* py = out.data<int8_t>();
-      parallel_chunks(x.numel(), [&](int64_t b, int64_t e) { quantize_loop<int8_t>(px + b, py + b, e - b, scale, fz, -128.f, 127.f); });
+      parallel_chunks(count, [&](int64_t b, int64_t e) { quantize_loop<int8_t>(px + b, py + b, e - b, scale, fz, -128.f, 127.f); });
     }
-    if (nhwc_) {
-      const auto t = q == DType::UInt8 ? dnnl::memory::data_type::u8 : dnnl::memory::data_type::s8;
-      reorder(dnnl::memory::desc(to_dims(x.shape()), t, dnnl::memory::format_tag::abcd), plain.raw(),
-              dnnl::memory::desc(to_dims(x.shape()), t, dnnl::memory::format_tag::acdb), y.raw());
-    }
+    if (laid_out) reorder(in_md, plain.raw(), out_md, y.raw());
     ctx.set_output(0, std::move(y));
     return true;
   }
 
  private:
-  bool may_emit_nhwc_, nhwc_ = false;
+  bool may_emit_nhwc_, nhwc_ = false, x_blocked_ = false;
 };
 
 class FastDequantize : public FastKernel {
