@@ -43,6 +43,20 @@ Tensor gather_by_axis_offsets(const Tensor& in, const std::vector<std::vector<in
   return out;
 }
 
+std::pair<int64_t, int64_t> clamp_slice(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  if (dim == 0) return {0, 0};
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return {start, end > start ? (end - start + step - 1) / step : 0};
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return {start, start > end ? (start - end - step - 1) / -step : 0};
+}
+
 int64_t axis_index(int64_t axis, int64_t rank, const Node& node) {
   if (rank == 0) fail("{}: axis {} given for a rank-0 tensor", node.label(), axis);
   return normalize_axis(axis, rank, node);

@@ -15,6 +15,10 @@ namespace ms {
 Tensor gather_by_axis_offsets(const Tensor& in, const std::vector<std::vector<int64_t>>& axis_offsets,
                               const Tensor* fill = nullptr);
 
+// A slice start:end:step (numpy semantics, negative indices from the end) clamped to a dim of
+// size `dim`: {first index, element count}.
+std::pair<int64_t, int64_t> clamp_slice(int64_t start, int64_t end, int64_t step, int64_t dim);
+
 // normalize_axis for indexing a dim: also rejects every axis of a rank-0 tensor.
 int64_t axis_index(int64_t axis, int64_t rank, const Node& node);
 

@@ -46,20 +46,7 @@ std::optional<std::vector<SliceSpec>> slice_specs(const Ctx& ctx, int64_t rank) 
   return specs;
 }
 
-// Clamps a spec to a dim of size `dim`: returns {first index, element count}.
-std::pair<int64_t, int64_t> clamp_slice(const SliceSpec& s, int64_t dim) {
-  if (dim == 0) return {0, 0};
-  int64_t start = s.start < 0 ? s.start + dim : s.start;
-  int64_t end = s.end < 0 ? s.end + dim : s.end;
-  if (s.step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    return {start, end > start ? (end - start + s.step - 1) / s.step : 0};
-  }
-  start = std::clamp<int64_t>(start, 0, dim - 1);
-  end = std::clamp<int64_t>(end, -1, dim - 1);
-  return {start, start > end ? (start - end - s.step - 1) / -s.step : 0};
-}
+std::pair<int64_t, int64_t> clamp_slice(const SliceSpec& s, int64_t dim) { return ms::clamp_slice(s.start, s.end, s.step, dim); }
 
 void infer_slice(InferContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);

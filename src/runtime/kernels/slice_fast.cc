@@ -12,21 +12,6 @@
 namespace ms::rt {
 namespace {
 
-// Same clamping as the reference's clamp_slice (numpy semantics): {first index, count}.
-std::pair<int64_t, int64_t> clamp_slice(int64_t start, int64_t end, int64_t step, int64_t dim) {
-  if (dim == 0) return {0, 0};
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    return {start, end > start ? (end - start + step - 1) / step : 0};
-  }
-  start = std::clamp<int64_t>(start, 0, dim - 1);
-  end = std::clamp<int64_t>(end, -1, dim - 1);
-  return {start, start > end ? (start - end - step - 1) / -step : 0};
-}
-
 class FastSlice : public FastKernel {
  public:
   const char* name() const override { return "slice_fast"; }
