@@ -29,10 +29,6 @@ class OnednnAttention : public FastKernel {
   const char* name() const override { return "onednn_attention"; }
   size_t scratch_bytes() const override { return scores_bytes_; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& q = ctx.input(0);
     const Tensor& k = ctx.input(1);

@@ -16,10 +16,6 @@ class FastBatchNorm : public FastKernel {
   explicit FastBatchNorm(float eps) : eps_(eps) {}
   const char* name() const override { return "vec_batch_norm"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.rank() < 2 || x.numel() == 0) return false;

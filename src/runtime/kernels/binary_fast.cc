@@ -72,10 +72,6 @@ class FastBinary : public FastKernel {
     blocked_out_ = out;
   }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);

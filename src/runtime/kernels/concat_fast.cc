@@ -14,10 +14,6 @@ class FastConcat : public FastKernel {
   explicit FastConcat(int64_t axis) : axis_(axis) {}
   const char* name() const override { return "concat_fast"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const size_t n_in = ctx.num_inputs();
     if (n_in == 0) return false;

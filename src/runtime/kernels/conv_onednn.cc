@@ -40,10 +40,6 @@ class OnednnConv : public FastKernel {
     y_blocked_ = out;
   }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = weights_.defined() ? weights_ : ctx.input(1);

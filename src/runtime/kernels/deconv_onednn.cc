@@ -19,10 +19,6 @@ class OnednnDeconv : public FastKernel {
   }
   const char* name() const override { return "onednn_deconv"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = weights_.defined() ? weights_ : ctx.input(1);

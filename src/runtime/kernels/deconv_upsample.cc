@@ -20,10 +20,6 @@ class UpsampleDeconv : public FastKernel {
   const char* name() const override { return "gemm_upsample_deconv"; }
   size_t scratch_bytes() const override { return z_bytes_; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool has_bias = ctx.has_input(2);

@@ -52,10 +52,14 @@ class NoKernelMemory : public KernelMemory {
 class FastKernel {
  public:
   virtual ~FastKernel() = default;
-  // Computes the node's outputs into ctx; false = these inputs are not handled (nothing was set).
-  virtual bool run(KernelContext& ctx) = 0;
-  // Same, with memory lent by the session. Kernels that place outputs in it override this one.
-  virtual bool run(KernelContext& ctx, KernelMemory& memory) { return run(ctx); }
+  // Computes the node's outputs into ctx, placing them in `memory` when it lends any; false = these
+  // inputs are not handled (nothing was set).
+  virtual bool run(KernelContext& ctx, KernelMemory& memory) = 0;
+  // Same, outputs and temporaries on the heap.
+  bool run(KernelContext& ctx) {
+    NoKernelMemory heap;
+    return run(ctx, heap);
+  }
   // Bytes of temporaries a run needs besides its outputs (prepacked weights excluded).
   virtual size_t scratch_bytes() const { return 0; }
   virtual const char* name() const = 0;

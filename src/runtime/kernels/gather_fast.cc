@@ -16,10 +16,6 @@ class FastGather : public FastKernel {
   explicit FastGather(int64_t axis) : axis_(axis) {}
   const char* name() const override { return "gather_fast"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& indices = ctx.input(1);

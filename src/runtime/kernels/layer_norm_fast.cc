@@ -14,10 +14,6 @@ class FastLayerNorm : public FastKernel {
   FastLayerNorm(int64_t axis, float eps) : axis_(axis), eps_(eps) {}
   const char* name() const override { return "vec_layer_norm"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const Tensor& scale = ctx.input(1);

@@ -54,10 +54,6 @@ class OnednnMatMul : public FastKernel {
   const char* name() const override { return "onednn_matmul"; }
   size_t scratch_bytes() const override { return last_ ? last_->scratch : 0; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = const_b_.defined() ? const_b_ : ctx.input(1);

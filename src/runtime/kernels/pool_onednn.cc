@@ -25,10 +25,6 @@ class OnednnPool : public FastKernel {
     y_blocked_ = out;
   }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool blocked = x_blocked_ || y_blocked_;

@@ -79,10 +79,6 @@ class OnednnQConv : public FastKernel {
     y_blocked_ = out;
   }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const bool has_z = io_.z != SIZE_MAX && ctx.has_input(io_.z);

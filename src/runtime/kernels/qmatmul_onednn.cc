@@ -33,10 +33,6 @@ class OnednnQMatMul : public FastKernel {
   }
   const char* name() const override { return "onednn_qmatmul_int8"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
     if (int8_type(a.dtype()) != a_type_ || a.rank() < 2 || a.dim(-1) != b_.dim(0) || a.numel() == 0) return false;

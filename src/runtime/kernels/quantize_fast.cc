@@ -62,10 +62,6 @@ class FastQuantize : public FastKernel {
     x_blocked_ = !in.empty() && in[0];
     nhwc_ = out;
   }
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     float scale;
     int32_t zp;
@@ -111,10 +107,6 @@ class FastQuantize : public FastKernel {
 class FastDequantize : public FastKernel {
  public:
   const char* name() const override { return "vec_dequantize"; }
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     float scale;
     int32_t zp;

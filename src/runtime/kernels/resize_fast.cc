@@ -16,10 +16,6 @@ class FastResizeNearest : public FastKernel {
  public:
   const char* name() const override { return "resize_nearest"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.rank() < 1 || x.numel() == 0) return false;

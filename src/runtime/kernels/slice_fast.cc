@@ -16,10 +16,6 @@ class FastSlice : public FastKernel {
  public:
   const char* name() const override { return "slice_fast"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     const int64_t rank = x.rank();

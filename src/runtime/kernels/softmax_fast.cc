@@ -13,10 +13,6 @@ class FastSoftmax : public FastKernel {
   FastSoftmax(int64_t axis, bool legacy) : axis_(axis), legacy_(legacy) {}
   const char* name() const override { return "vec_softmax"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.numel() == 0 || x.rank() == 0) return false;

@@ -55,10 +55,6 @@ class FastTranspose : public FastKernel {
   explicit FastTranspose(std::optional<std::vector<int64_t>> perm) : perm_(std::move(perm)) {}
   const char* name() const override { return "transpose_fast"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (!movable_dtype(x.dtype())) return false;

@@ -16,10 +16,6 @@ class FastUnary : public FastKernel {
   FastUnary(UnaryOp op, float alpha, float beta) : op_(op), alpha_(alpha), beta_(beta) {}
   const char* name() const override { return "vec_unary"; }
 
-  bool run(KernelContext& ctx) override {
-    NoKernelMemory heap;
-    return run(ctx, heap);
-  }
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.numel() == 0) return false;
