@@ -136,9 +136,10 @@ TEST_P(TfliteModelNchwInput, MatchesTfliteRuntime) {
   ms::LoadOptions lo;
   lo.input_layout = "NCHW";
   ms::Model m = ms::load_model(model_path.string(), ms::ModelFormat::TFLite, lo);
-  for (const auto& n : m.graph.nodes)
-    for (const auto& in : m.graph.inputs)
-      if (n.op_type == "Transpose") EXPECT_NE(n.inputs[0], in.name) << c.name << ": Transpose " << n.name << " reads the input";
+  for (const auto& n : m.graph.nodes) {
+    if (n.op_type != "Transpose") continue;
+    for (const auto& in : m.graph.inputs) EXPECT_NE(n.inputs[0], in.name) << c.name << ": Transpose " << n.name << " reads the input";
+  }
   std::vector<ms::Value> feeds;
   for (const auto& f : c.inputs) feeds.emplace_back(nhwc_to_nchw(ms::io::read_npy((kData / f).string())));
   ms::Session s(std::make_shared<const ms::Model>(std::move(m)));
