@@ -8,19 +8,7 @@
 //   node scripts/make_quant_data.js photo N H W SEED out.bin   # IS-Net: (v - 128)/256, NCHW
 'use strict';
 const fs = require('fs');
-
-function makeRng(seed) {
-  let a = seed >>> 0;
-  const uniform = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const normal = () => Math.sqrt(-2 * Math.log(Math.max(uniform(), 1e-12))) * Math.cos(2 * Math.PI * uniform());
-  return { uniform, normal };
-}
+const { makeRng } = require('../tests/real_models/seeded_data.js');
 
 // Light paper, dark strokes in a few horizontal lines of varying height, stroke rhythm and contrast.
 function ocrImage(rng, h, w) {

@@ -6,6 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
+const seeded = require('./seeded_data.js');
 
 const REF = path.join(__dirname, 'reference', 'node_modules');
 const WASM_DIR = path.join(REF, '@tensorflow', 'tfjs-tflite', 'wasm');
@@ -56,36 +57,6 @@ async function loadRuntime() {
   return { tf, tflite };
 }
 
-// ---- deterministic random numbers (mulberry32) ------------------------------------------------------
-function makeRng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// ---- .npy (format 1.0, little endian, C order) ------------------------------------------------------
-const NPY_DESCR = { float32: '<f4', int32: '<i4', int8: '|i1', uint8: '|u1' };
-
-function npyBytes(dtype, dims, data) {
-  const descr = NPY_DESCR[dtype];
-  if (!descr) throw new Error(`no .npy mapping for ${dtype}`);
-  const shape = dims.length === 0 ? '()' : dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
-  const total = 10 + header.length + 1;
-  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const pre = Buffer.alloc(10);
-  pre.write('\x93NUMPY', 0, 'latin1');
-  pre[6] = 1;
-  pre[7] = 0;
-  pre.writeUInt16LE(header.length, 8);
-  return Buffer.concat([pre, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
-}
-
 // An NHWC "image" in [lo, hi]: smooth blobs plus noise, so that detectors see some structure.
 function image(rng, dims, lo, hi) {
   const [n, h, w, c] = dims;
@@ -105,5 +76,9 @@ function image(rng, dims, lo, hi) {
       }
   return d;
 }
+
+// The generators here draw uniform numbers only: a function of no arguments.
+const makeRng = (seed) => seeded.makeRng(seed).uniform;
+const { npyBytes } = seeded;
 
 module.exports = { loadRuntime, makeRng, npyBytes, image };

@@ -42,6 +42,18 @@ inline std::shared_ptr<const Model> build_model(const ModelSpec& s) {
   return m;
 }
 
+// The shape of output "y" of node `n` alone on `s`'s first input, from the reference kernels: for
+// inputs (such as a residual) that must have the node's output shape.
+inline Shape reference_output_shape(const ModelSpec& s, const Node& n) {
+  ModelSpec probe = s;
+  probe.nodes = {n};
+  probe.outputs = {"y"};
+  SessionOptions o;
+  o.reference_kernels = true;
+  std::vector<Value> feeds{s.inputs[0].second};
+  return Session(build_model(probe), o).run(feeds)[0].tensor.shape();
+}
+
 inline void expect_close(const Tensor& got, const Tensor& want, double rtol, double atol, const std::string& what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;
   const auto g = got.to_double_vector(), w = want.to_double_vector();

@@ -19,6 +19,12 @@ dnnl::stream& cpu_stream() {
 
 dnnl::memory::dims to_dims(const Shape& s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
+std::optional<dnnl::memory::data_type> int8_data_type(DType t) {
+  if (t == DType::UInt8) return dnnl::memory::data_type::u8;
+  if (t == DType::Int8) return dnnl::memory::data_type::s8;
+  return std::nullopt;
+}
+
 dnnl::memory::format_tag plain_tag(size_t rank) {
   using tag = dnnl::memory::format_tag;
   switch (rank) {

@@ -2,6 +2,8 @@
 // (row-major) memory descriptors, and output tensors whose memory is left uninitialised (every
 // kernel writes all of it, so zeroing it first would be a wasted pass over memory).
 #pragma once
+#include <optional>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/tensor.h"
@@ -14,6 +16,8 @@ dnnl::stream& cpu_stream();
 dnnl::memory::dims to_dims(const Shape& s);
 // The row-major format tag of a rank (a, ab, abc, ...); rank 1..6.
 dnnl::memory::format_tag plain_tag(size_t rank);
+// oneDNN's type for an 8-bit integer dtype (u8, s8); nullopt for any other.
+std::optional<dnnl::memory::data_type> int8_data_type(DType t);
 dnnl::memory::desc plain_f32_desc(const Shape& s);
 // The channel-blocked layout the oneDNN kernels pass between each other (rank 4 only): channels in
 // blocks of 16 (AVX-512) or 8, the last block zero-padded. Tensors in it keep their logical shape;

@@ -26,12 +26,6 @@ namespace {
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-std::optional<dt> int8_type(DType t) {
-  if (t == DType::UInt8) return dt::u8;
-  if (t == DType::Int8) return dt::s8;
-  return std::nullopt;
-}
-
 // Where the inputs sit in each op.
 struct QConvLayout {
   bool float_out;
@@ -83,7 +77,7 @@ class OnednnQConv : public FastKernel {
     const Tensor& x = ctx.input(0);
     const bool has_z = io_.z != SIZE_MAX && ctx.has_input(io_.z);
     const bool blocked = x_blocked_ || y_blocked_ || z_blocked_;
-    if (int8_type(x.dtype()) != x_type_ || x.rank() != weights_.rank() || x.numel() == 0 ||
+    if (int8_data_type(x.dtype()) != x_type_ || x.rank() != weights_.rank() || x.numel() == 0 ||
         (has_z && ctx.input(io_.z).dtype() != DType::Float32)) {
       if (blocked) fail("{}: internal: input {} {} does not fit the layout planned for it", node_.label(),
                         dtype_name(x.dtype()), shape_str(x.shape()));
@@ -259,7 +253,7 @@ bool all_zero(const Tensor& t) {
 std::unique_ptr<FastKernel> make_qconv(const KernelBuildInfo& info, QConvLayout io, Activation act) {
   const TypeInfo* tx = info.type(0);
   if (!tx || tx->kind != TypeInfo::Kind::Tensor) return nullptr;
-  const auto x_type = int8_type(tx->dtype);
+  const auto x_type = int8_data_type(tx->dtype);
   const Tensor *w = info.constant(3), *ws = info.constant(4), *wz = info.constant(5);
   const Tensor *xs = info.constant(1), *xz = info.constant(2);
   if (!x_type || !w || !ws || !xs || !xz || w->dtype() != DType::Int8 || w->rank() < 3 || w->rank() > 5) return nullptr;
@@ -272,7 +266,7 @@ std::unique_ptr<FastKernel> make_qconv(const KernelBuildInfo& info, QConvLayout 
   if (!io.float_out) {
     const Tensor *ys = info.constant(6), *yz = info.constant(7);
     if (!ys || !yz || ys->numel() != 1 || yz->numel() != 1) return nullptr;
-    auto t = int8_type(yz->dtype());
+    auto t = int8_data_type(yz->dtype());
     if (!t) return nullptr;
     y_type = *t;
   }

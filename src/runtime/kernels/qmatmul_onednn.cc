@@ -16,12 +16,6 @@ namespace {
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-std::optional<dt> int8_type(DType t) {
-  if (t == DType::UInt8) return dt::u8;
-  if (t == DType::Int8) return dt::s8;
-  return std::nullopt;
-}
-
 class OnednnQMatMul : public FastKernel {
  public:
   OnednnQMatMul(const KernelBuildInfo& info, dt a_type, dt y_type) : a_type_(a_type), y_type_(y_type) {
@@ -35,7 +29,7 @@ class OnednnQMatMul : public FastKernel {
 
   bool run(KernelContext& ctx, KernelMemory& memory) override {
     const Tensor& a = ctx.input(0);
-    if (int8_type(a.dtype()) != a_type_ || a.rank() < 2 || a.dim(-1) != b_.dim(0) || a.numel() == 0) return false;
+    if (int8_data_type(a.dtype()) != a_type_ || a.rank() < 2 || a.dim(-1) != b_.dim(0) || a.numel() == 0) return false;
     const int64_t M = a.numel() / a.dim(-1), N = b_.dim(1);
     std::lock_guard<std::mutex> lock(mu_);
     Plan* p;
@@ -119,14 +113,14 @@ bool all_zero(const Tensor& t) {
 std::unique_ptr<FastKernel> make_qlinear_matmul(const KernelBuildInfo& info) {
   const TypeInfo* ta = info.type(0);
   if (!ta || ta->kind != TypeInfo::Kind::Tensor) return nullptr;
-  const auto a_type = int8_type(ta->dtype);
+  const auto a_type = int8_data_type(ta->dtype);
   const Tensor *as = info.constant(1), *az = info.constant(2), *b = info.constant(3), *bs = info.constant(4),
                *bz = info.constant(5), *ys = info.constant(6), *yz = info.constant(7);
   if (!a_type || !as || !az || !b || !bs || !bz || !ys || !yz) return nullptr;
   if (as->numel() != 1 || az->numel() != 1 || ys->numel() != 1 || yz->numel() != 1) return nullptr;
   if (b->dtype() != DType::Int8 || b->rank() != 2 || !all_zero(*bz)) return nullptr;
   if (bs->dtype() != DType::Float32 || (bs->numel() != 1 && bs->numel() != b->dim(1))) return nullptr;
-  const auto y_type = int8_type(yz->dtype());
+  const auto y_type = int8_data_type(yz->dtype());
   if (!y_type) return nullptr;
   return std::make_unique<OnednnQMatMul>(info, *a_type, *y_type);
 }
