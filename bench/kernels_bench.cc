@@ -194,4 +194,31 @@ void BM_GatherEmbedding(benchmark::State& state) {  // token ids into a 30522 x 
 }
 BENCHMARK(BM_GatherEmbedding)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// Recurrent ops, sequence 50, batch 1, input size = hidden size; args = hidden size, 1 = reference
+// kernel instead, threads. Each pair of lines is the fast kernel's speedup over the reference.
+void run_recurrent(benchmark::State& state, const std::string& op, int64_t gates) {
+  const int64_t h = state.range(0), threads = state.range(2);
+  OneNode n(op, "");
+  n.input("x", {50, 1, h}).weight("w", {1, gates * h, h}).weight("r", {1, gates * h, h}).weight("b", {1, 2 * gates * h});
+  n.attr("hidden_size", Attribute::of_int(h));
+  SessionOptions o;
+  o.num_threads = static_cast<int>(threads);
+  o.reference_kernels = state.range(1);
+  Session s(n.model, o);
+  s.run(n.feeds);
+  for (auto _ : state) benchmark::DoNotOptimize(s.run(n.feeds));
+  // Multiply-adds of the input projection and the recurrence: 2 * gates * h * (h + h) * 50 FLOPs.
+  state.counters["GFLOP/s"] = benchmark::Counter(4.0 * gates * h * h * 50 * static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+void BM_Lstm(benchmark::State& state) { run_recurrent(state, "LSTM", 4); }
+void BM_Gru(benchmark::State& state) { run_recurrent(state, "GRU", 3); }
+BENCHMARK(BM_Lstm)
+    ->ArgsProduct({{64, 128, 256}, {0, 1}, {1}})
+    ->Args({256, 0, 2})
+    ->Args({512, 0, 1})
+    ->Args({512, 0, 2})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Gru)->ArgsProduct({{64, 128, 256}, {0, 1}, {1}})->Args({256, 0, 2})->Unit(benchmark::kMicrosecond);
+
 }  // namespace

@@ -10,6 +10,7 @@ PACKAGES=(
   libonnx-dev libonnx-testdata
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libdnnl-dev  # oneDNN: the fast runtime's convolution, matmul and pooling kernels
+  libstb-dev  # stb_image: JPEG/PNG/BMP decoding for ms preprocess and image-folder calibration
   libgtest-dev libbenchmark-dev
   python3  # ms lint parses network sources with python3's own ast module
 )

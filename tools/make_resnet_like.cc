@@ -3,6 +3,8 @@
 // average pool, 1000-way Gemm; ~25.5 M float32 parameters, ~100 MB) with the project's own IR and
 // ONNX exporter. Used for the MindIR conversion benchmark in the README:
 //   ms_make_resnet_like resnet50_like.onnx && time ms convert --fmk ONNX --modelFile resnet50_like.onnx --outputFile r50
+// An optional second argument sets the input's height and width (default 224), for quicker runs.
+#include <cstdlib>
 #include <iostream>
 
 #include "formats/model_io.h"
@@ -32,15 +34,16 @@ std::string conv_bn(tools::SyntheticBuilder& b, const std::string& x, int64_t ci
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: ms_make_resnet_like OUT.onnx\n";
+  const int64_t side = argc == 3 ? std::atoll(argv[2]) : 224;
+  if ((argc != 2 && argc != 3) || side < 32) {
+    std::cerr << "usage: ms_make_resnet_like OUT.onnx [INPUT_SIDE >= 32, default 224]\n";
     return 2;
   }
   tools::SyntheticBuilder b(123);
   Model& m = b.model();
   m.opsets[""] = 17;
   m.graph.name = "resnet50_like";
-  m.graph.inputs = {{"input", TypeInfo::tensor(DType::Float32, Shape{1, 3, 224, 224})}};
+  m.graph.inputs = {{"input", TypeInfo::tensor(DType::Float32, Shape{1, 3, side, side})}};
   std::string x = conv_bn(b, "input", 3, 64, 7, 2, true);
   x = b.node("MaxPool", {x}, {{"kernel_shape", Attribute::of_ints({3, 3})}, {"strides", Attribute::of_ints({2, 2})},
                               {"pads", Attribute::of_ints({1, 1, 1, 1})}});

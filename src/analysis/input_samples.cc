@@ -4,7 +4,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "analysis/image_samples.h"
 #include "formats/io/tensor_file.h"
+#include "preprocess/image_folder.h"
 #include "runtime/session.h"
 
 namespace ms::analysis {
@@ -116,7 +118,8 @@ InputSamples::Column open_bin(const std::string& path, const ValueInfo& in) {
   return indexed(n, path, [all, shape](size_t i) { return Value(slice_sample(all, i, shape)); });
 }
 
-InputSamples::Column open_folder(const std::string& dir, const ValueInfo& in) {
+InputSamples::Column open_folder(const std::string& dir, const ValueInfo& in, const preprocess::ImageOptions& images) {
+  if (preprocess::holds_images(dir)) return open_image_folder(dir, in, images);
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file()) files.push_back(e.path().string());
@@ -126,9 +129,9 @@ InputSamples::Column open_folder(const std::string& dir, const ValueInfo& in) {
           [files](size_t i) { return files[i]; }};
 }
 
-InputSamples::Column open_file(const std::string& path, const ValueInfo& in) {
+InputSamples::Column open_file(const std::string& path, const ValueInfo& in, const preprocess::ImageOptions& images) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return open_folder(path, in);
+  if (fs::is_directory(path, ec)) return open_folder(path, in, images);
   if (!fs::exists(path, ec)) fail("{}: no such file (input data for '{}')", path, in.name);
   std::string ext = fs::path(path).extension().string();
   if (ext == ".npy") return open_npy(path, in);
@@ -154,7 +157,7 @@ InputSamples::Column checked(InputSamples::Column c, const ValueInfo& in) {
 
 }  // namespace
 
-InputSamples open_input_files(const Graph& g, const std::vector<std::string>& files) {
+InputSamples open_input_files(const Graph& g, const std::vector<std::string>& files, const preprocess::ImageOptions& images) {
   auto required = required_inputs(g);
   if (files.size() < required.size() || files.size() > g.inputs.size()) {
     std::string names;
@@ -162,7 +165,7 @@ InputSamples open_input_files(const Graph& g, const std::vector<std::string>& fi
     fail("the model needs {} input file(s) ({}) but --inDataFile gives {}", required.size(), names, files.size());
   }
   std::vector<InputSamples::Column> cols;
-  for (size_t i = 0; i < files.size(); ++i) cols.push_back(checked(open_file(files[i], g.inputs[i]), g.inputs[i]));
+  for (size_t i = 0; i < files.size(); ++i) cols.push_back(checked(open_file(files[i], g.inputs[i], images), g.inputs[i]));
   return InputSamples(std::move(cols));
 }
 

@@ -4,7 +4,8 @@
 // A dataset is given per graph input as: a raw .bin file holding N samples back to back; a .npy
 // whose leading axis is the sample axis (shape [N, *input shape], or [N, *input shape without its
 // leading 1]); or a folder whose files (.npy/.pb/.bin, sorted by name) are one sample each. An
-// input given as a single sample is fed with every sample of the others.
+// input given as a single sample is fed with every sample of the others. A folder of JPEG/PNG/BMP
+// images is one sample per image, decoded when the sample is read.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "core/graph.h"
 #include "core/value.h"
+#include "preprocess/image_options.h"
 
 namespace ms::analysis {
 
@@ -42,8 +44,10 @@ class InputSamples {
 std::vector<ValueInfo> required_inputs(const Graph& g);
 
 // Files from --inDataFile, one per graph input in order: every required input, optionally followed
-// by inputs that have an initializer (a file replaces their default).
-InputSamples open_input_files(const Graph& g, const std::vector<std::string>& files);
+// by inputs that have an initializer (a file replaces their default). A folder of images
+// (analysis/image_samples.h) is preprocessed with `images`, its gaps filled from the input's shape.
+InputSamples open_input_files(const Graph& g, const std::vector<std::string>& files,
+                              const preprocess::ImageOptions& images = {});
 
 struct RandomInputOptions {
   uint64_t seed = 0;

@@ -131,7 +131,7 @@ int cmd_benchmark(const Args& args) {
       j["accuracy_ok"] = accuracy_ok;
     }
     ProfileSummary prof;
-    if (time_profiling) prof = summarize_profile(*model, profiles);
+    if (time_profiling) prof = summarize_profile(session.model(), profiles);  // the graph it ran (int8 rewrite)
     if (format == "json") {
       if (time_profiling) j["profile"] = profile_json(prof);
       std::cout << j.dump(2) << "\n";

@@ -55,8 +55,8 @@ int cmd_profile(const Args& args) {
     for (int i = 0; i < warmup; ++i) session.run(feeds);
     std::vector<RunProfile> runs(loops);
     for (auto& r : runs) session.run(feeds, &r);
-    const ProfileSummary p = summarize_profile(*model, runs);
-    if (!trace.empty()) write_chrome_trace(*model, runs.back(), trace);
+    const ProfileSummary p = summarize_profile(session.model(), runs);  // the graph it ran (int8 rewrite)
+    if (!trace.empty()) write_chrome_trace(session.model(), runs.back(), trace);
     if (!report_file.empty()) report::write_file_atomically(report_file, html_report(model_file, p));
     if (format == "json") {
       nlohmann::json j = profile_json(p);

@@ -4,17 +4,21 @@
 // layers by sensitivity and keeps the most sensitive ones float until --maxAccuracyLoss holds, and
 // writes the model (temporary file renamed into place) and an optional report.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 
+#include "analysis/image_samples.h"
 #include "analysis/input_samples.h"
 #include "analysis/labels.h"
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
+#include "cli/preprocess_flags.h"
 #include "formats/model_io.h"
 #include "passes/basic_passes.h"
+#include "passes/subgraphs.h"
 #include "quant/accuracy.h"
 #include "quant/bias_correction.h"
 #include "quant/calibrate.h"
@@ -38,10 +42,9 @@ ModelFormat quant_output_format(const std::string& save_type, const std::string&
   if (!save_type.empty()) f = parse_model_format(save_type);
   else if (std::filesystem::path(out).extension() == ".onnx") f = ModelFormat::Onnx;
   else f = ModelFormat::MindIR;  // MindSpore Lite's converter default
-  if (f == ModelFormat::MindIR)
-    fail_unsupported("MindIR output of quantized models (quant_params) is not implemented yet; write ONNX QDQ with "
-                     "--saveType ONNX (or an --outputFile ending in .onnx)");
-  if (f != ModelFormat::Onnx) fail("--saveType must be ONNX or MINDIR, not '{}'", save_type);
+  // MindIR carries the parameters as MindSpore does (int8 weights with quant_params, activation
+  // quant_param on primitives): src/formats/mindir/mindir_quant_fold.h.
+  if (f != ModelFormat::Onnx && f != ModelFormat::MindIR) fail("--saveType must be ONNX or MINDIR, not '{}'", save_type);
   return f;
 }
 
@@ -89,20 +92,32 @@ int cmd_quant(const Args& args) {
   std::string bias_correction = "true", metric_name = "cosine", eval_file, accuracy_outputs, labels_file, config_file, report_file,
               sensitivity = "false";
   int bit_num = 8;
+  int64_t group_size = quant::kDefaultGroupSize;
+  std::string fp16 = "off";
   double percentile = 99.99;
   double max_loss = -1;
   bool symmetric = false;
   int64_t min_size = 0, min_channels = 0;
   int threads = 0;
   app.add_option("--modelFile", model_file, "float model (.onnx or .mindir)")->required();
-  app.add_option("--outputFile", output_file, "quantized model (ONNX QDQ)")->required();
+  app.add_option("--outputFile", output_file, "quantized model: .onnx (QDQ) or MindIR (int8 weights with quant_params; any other name)")->required();
   app.add_option("--quantType", quant_type, "FULL_QUANT | WEIGHT_QUANT (required here or in --configFile)");
   app.add_option("--inputFile", input_file,
                  "calibration data, one file per model input, comma-separated: .bin (float32 samples back to back), "
-                 ".npy with a leading sample axis, or a folder of one-sample files (required for FULL_QUANT; "
+                 ".npy with a leading sample axis, a folder of one-sample files, or a folder of images (JPEG/PNG/BMP, "
+                 "decoded one at a time and preprocessed by the flags below) (required for FULL_QUANT; "
                  "WEIGHT_QUANT uses it for the accuracy figure)");
-  app.add_option("--saveType", save_type, "ONNX (MINDIR is a later step); default from --outputFile's extension");
-  app.add_option("--bitNum", bit_num, "weight bits (8)");
+  PreprocessFlags image_flags;
+  add_preprocess_flags(app, image_flags, "default: from the model input's shape; image folders only");
+  app.add_option("--saveType", save_type, "MINDIR | ONNX; default: ONNX for an --outputFile ending in .onnx, else MINDIR");
+  app.add_option("--bitNum", bit_num,
+                 "weight bits: 8 (default), or 4 with WEIGHT_QUANT (blocked int4, ONNX opset 21 DequantizeLinear)");
+  app.add_option("--groupSize", group_size,
+                 fmt::format("4-bit weights: consecutive elements along the reduction (input-channel) axis sharing one "
+                             "scale (default {}); 0 or -1 = one scale per output channel",
+                             quant::kDefaultGroupSize))
+      ->check(CLI::Range(int64_t(-1), std::numeric_limits<int64_t>::max()));
+  app.add_option("--fp16", fp16, "on: float32 weights that stay float (kept-float layers, biases) are stored as float16 (default off)");
   app.add_option("--calibMethod", calib,
                  "activation ranges: AUTO (default: MAX_MIN, but the --percentile range for a tensor whose observed "
                  "range is over 3x it) | MAX_MIN | PERCENTILE | KL | MSE");
@@ -149,6 +164,7 @@ int cmd_quant(const Args& args) {
     quant::QuantOptions opts;
     opts.type = quant::parse_quant_type(quant_type);
     opts.bit_num = bit_num;
+    opts.group_size = group_size;
     opts.per_channel = parse_bool("--perChannel", per_channel);
     opts.symmetric = symmetric;
     opts.min_quant_weight_size = min_size;
@@ -162,16 +178,20 @@ int cmd_quant(const Args& args) {
     const bool correct_bias = parse_bool("--biasCorrection", bias_correction);
     const bool want_sensitivity = parse_bool("--sensitivity", sensitivity) || max_loss >= 0;
     const quant::AccuracyMetric metric = quant::parse_accuracy_metric(metric_name);
-    if (bit_num != 8) fail_unsupported("--bitNum {}: only 8-bit quantization is implemented so far", bit_num);
+    quant::check_bit_num(opts);
+    if (fp16 != "on" && fp16 != "off") fail("--fp16 must be on or off, not '{}'", fp16);
     if (!labels_file.empty() && metric != quant::AccuracyMetric::Top1) fail("--labels needs --accuracyMetric top1");
     if (!report_file.empty() && std::filesystem::is_directory(report_file)) fail("--report {} is a folder; give a .json or .html file", report_file);
     const ModelFormat out_fmt = quant_output_format(save_type, output_file);
+    const preprocess::ImageOptions images = image_options(image_flags);
     if (std::filesystem::exists(output_file) && std::filesystem::exists(model_file) &&
         std::filesystem::equivalent(output_file, model_file))
       fail("--outputFile {} is the input model; choose another path", output_file);
 
     Model m = load_model(model_file);
     if (!input_shape.empty()) apply_input_shapes(m, input_shape);
+    if (const int64_t was = quant::upgrade_to_quantizable_opset(m); was != m.opset())
+      std::cout << fmt::format("upgraded {} from opset {} to {} for quantization\n", model_file, was, m.opset());
     quant::check_quantizable_opset(m);
     quant::check_skip_nodes(m, opts);
     if (input_file.empty() && cfg && !cfg->calibrate_path.empty()) {
@@ -187,6 +207,12 @@ int cmd_quant(const Args& args) {
           fail("--configFile {}: calibrate_path names '{}', which is not an input of the model", config_file, name);
       for (size_t i = 0; i < files.size(); ++i) input_file += (i ? "," : "") + files[i];
     }
+    if (images.any()) {
+      const auto given = split_list(input_file + "," + eval_file);
+      if (std::none_of(given.begin(), given.end(), analysis::is_image_folder))
+        fail("--size, --centerCrop, --mean, --std, --imageFormat, --layout and --resizeMethod (or input_type=IMAGE "
+             "keys in --configFile) preprocess image folders, but no --inputFile/--evalFile is a folder of images");
+    }
     if (opts.type == quant::QuantType::Full && input_file.empty())
       fail("FULL_QUANT needs calibration data: give --inputFile calib.bin (one file per model input)");
     if (max_loss >= 0 && input_file.empty() && eval_file.empty())
@@ -195,16 +221,21 @@ int cmd_quant(const Args& args) {
     // Weights held by Constant nodes (PaddlePaddle exports) become initializers the quantizer can
     // rewrite; the float reference `fp` stays as loaded.
     passes::run_basic_pipeline(m);
+    // ...and in If/Loop/Scan bodies (Silero VAD keeps its weights there).
+    passes::optimize_subgraphs(m, [](Model& body) {
+      passes::run_basic_pipeline(body);
+      return size_t(0);
+    });
     std::optional<analysis::InputSamples> samples;
     if (!input_file.empty()) {
-      samples.emplace(analysis::open_input_files(m.graph, split_list(input_file)));
+      samples.emplace(analysis::open_input_files(m.graph, split_list(input_file), images));
       if (cfg && cfg->calibrate_size && *cfg->calibrate_size < samples->count()) {
         auto all = std::make_shared<analysis::InputSamples>(std::move(*samples));
         samples.emplace(first_samples(all, *cfg->calibrate_size, analysis::required_inputs(m.graph).size()));
       }
     }
     std::optional<analysis::InputSamples> eval_samples;
-    if (!eval_file.empty()) eval_samples.emplace(analysis::open_input_files(m.graph, split_list(eval_file)));
+    if (!eval_file.empty()) eval_samples.emplace(analysis::open_input_files(m.graph, split_list(eval_file), images));
     const analysis::InputSamples* eval = eval_samples ? &*eval_samples : samples ? &*samples : nullptr;
     std::optional<std::vector<int64_t>> labels;
     if (!labels_file.empty()) labels = analysis::read_labels(labels_file);
@@ -219,7 +250,11 @@ int cmd_quant(const Args& args) {
       copts.progress = [](size_t done, size_t total) {
         std::cerr << fmt::format("\rcalibrating {}/{} samples", done, total) << (done == total ? "\n" : "") << std::flush;
       };
+      const auto calib_start = std::chrono::steady_clock::now();
       stats = quant::calibrate_stats(m, acts, mean_inputs, *samples, copts);
+      const double calib_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
+      std::cout << fmt::format("  calibration:           {} sample(s) in {:.2f} s ({:.1f} ms per sample)\n", samples->count(),
+                               calib_s, 1000 * calib_s / double(std::max<size_t>(1, samples->count())));
     }
     std::map<std::string, quant::Range> ranges;
     for (const auto& [n, a] : stats.activations) ranges[n] = a.range;
@@ -254,8 +289,10 @@ int cmd_quant(const Args& args) {
     if (fallback) reverted.insert(fallback->reverted.begin(), fallback->reverted.end());
     const std::string fallback_why = fmt::format("sensitivity fallback for --maxAccuracyLoss {} ({})", max_loss, metric_name);
     Model q = build_with(reverted, fallback_why, true);
+    // Quantized weights are integers already; the scales stay float32 (weights_to_fp16 leaves them).
+    const size_t fp16_weights = fp16 == "on" ? passes::weights_to_fp16(q) : 0;
     std::optional<quant::AccuracyScore> score;
-    if (fallback) score = fallback->final_score;
+    if (fallback && fp16_weights == 0) score = fallback->final_score;
     else if (probe) score = probe->score(q);
 
     const std::string written = save_model(q, output_file, out_fmt);
@@ -268,6 +305,7 @@ int cmd_quant(const Args& args) {
     if (!ec && before > 0)
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
     if (correct_bias) std::cout << fmt::format("  bias corrected:        {} layer(s)\n", corrections.size());
+    if (fp16 == "on") std::cout << fmt::format("  float16 storage:       {} float weight(s)\n", fp16_weights);
     for (const auto& k : sum.kept_float) std::cout << "  kept float:            " << k << "\n";
     if (!ranking.empty()) {
       std::cout << fmt::format("  most sensitive layers (loss with only that layer quantized, {}):\n", metric_name);
@@ -325,7 +363,7 @@ int cmd_quant(const Args& args) {
         if (!is_site && !is_quantized && !why.count(node.name)) continue;
         report::QuantReportLayer l;
         l.node = node.name, l.op = node.op_type;
-        l.precision = is_quantized ? "int8" : "float";
+        l.precision = is_quantized ? (opts.bit_num == 4 ? "int4" : "int8") : "float";
         if (!is_quantized) l.why_float = why.count(node.name) ? why[node.name] : "not quantizable (no float32 weight or activation)";
         if (is_quantized && is_site) {
           const auto& s = sites.at(node.name);

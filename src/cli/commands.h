@@ -20,5 +20,6 @@ int cmd_compare(const Args& args);
 int cmd_benchmark(const Args& args);
 int cmd_profile(const Args& args);
 int cmd_quant(const Args& args);
+int cmd_preprocess(const Args& args);
 
 }  // namespace ms::cli

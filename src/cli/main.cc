@@ -29,6 +29,7 @@ const std::map<std::string, Command>& commands() {
       {"model_check", {ms::cli::cmd_model_check, "structural and deployability check (rule ids: docs/diagnostics.md)"}},
       {"compare", {ms::cli::cmd_compare, "compare a model with a reference: per output, per layer, first divergent node"}},
       {"lint", {ms::cli::cmd_lint, "MindSpore network sources: constructs that break GRAPH_MODE / MindIR export"}},
+      {"preprocess", {ms::cli::cmd_preprocess, "images -> calibration tensor file (.bin/.npy): resize, crop, normalize"}},
   };
   return c;
 }

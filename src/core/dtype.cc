@@ -10,7 +10,7 @@ size_t dtype_size(DType t) {
     case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
     case DType::Float64: case DType::Int64: case DType::UInt64: return 8;
     case DType::Float16: case DType::BFloat16: case DType::Int16: case DType::UInt16: return 2;
-    case DType::Int8: case DType::UInt8: case DType::Bool: return 1;
+    case DType::Int8: case DType::UInt8: case DType::Bool: case DType::Int4: case DType::UInt4: return 1;
     case DType::String: return sizeof(std::string);
     default: return 0;
   }
@@ -32,18 +32,20 @@ std::string_view dtype_name(DType t) {
     case DType::UInt32: return "uint32";
     case DType::UInt64: return "uint64";
     case DType::BFloat16: return "bfloat16";
+    case DType::UInt4: return "uint4";
+    case DType::Int4: return "int4";
     default: return "undefined";
   }
 }
 
 DType dtype_from_name(std::string_view name) {
-  for (int code = 1; code <= 16; ++code) {
+  for (int code = 1; code <= 22; ++code) {
     if (dtype_is_valid(code) && dtype_name(static_cast<DType>(code)) == name) return static_cast<DType>(code);
   }
   return DType::Undefined;
 }
 
-bool dtype_is_valid(int32_t code) { return (code >= 1 && code <= 13) || code == 16; }
+bool dtype_is_valid(int32_t code) { return (code >= 1 && code <= 13) || code == 16 || code == 21 || code == 22; }
 
 bool dtype_is_float(DType t) {
   return t == DType::Float32 || t == DType::Float64 || t == DType::Float16 || t == DType::BFloat16;
@@ -51,12 +53,14 @@ bool dtype_is_float(DType t) {
 bool dtype_is_integer(DType t) {
   switch (t) {
     case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return true;
+    case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64:
+    case DType::Int4: case DType::UInt4: return true;
     default: return false;
   }
 }
 bool dtype_is_signed(DType t) {
-  return dtype_is_float(t) || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
+  return dtype_is_float(t) || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64 ||
+         t == DType::Int4;
 }
 
 float half_bits_to_float(uint16_t h) {

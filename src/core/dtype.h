@@ -24,6 +24,10 @@ enum class DType : int32_t {
   UInt32 = 12,
   UInt64 = 13,
   BFloat16 = 16,
+  // 4-bit integers (ONNX IR 10): files pack two per byte; in memory each element takes one byte
+  // (the value sign- or zero-extended) so that kernels index them like int8/uint8.
+  UInt4 = 21,
+  Int4 = 22,
 };
 
 size_t dtype_size(DType t);          // bytes per element; String reports sizeof(std::string)

@@ -102,11 +102,11 @@ double Tensor::as_double(int64_t i) const {
     case DType::Float64: return static_cast<const double*>(p)[i];
     case DType::Float16: return static_cast<const float16_t*>(p)[i];
     case DType::BFloat16: return static_cast<const bfloat16_t*>(p)[i];
-    case DType::Int8: return static_cast<const int8_t*>(p)[i];
+    case DType::Int8: case DType::Int4: return static_cast<const int8_t*>(p)[i];
     case DType::Int16: return static_cast<const int16_t*>(p)[i];
     case DType::Int32: return static_cast<const int32_t*>(p)[i];
     case DType::Int64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-    case DType::UInt8: return static_cast<const uint8_t*>(p)[i];
+    case DType::UInt8: case DType::UInt4: return static_cast<const uint8_t*>(p)[i];
     case DType::UInt16: return static_cast<const uint16_t*>(p)[i];
     case DType::UInt32: return static_cast<const uint32_t*>(p)[i];
     case DType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(p)[i]);
@@ -118,11 +118,11 @@ double Tensor::as_double(int64_t i) const {
 int64_t Tensor::as_int64(int64_t i) const {
   const void* p = data_;
   switch (dtype_) {
-    case DType::Int8: return static_cast<const int8_t*>(p)[i];
+    case DType::Int8: case DType::Int4: return static_cast<const int8_t*>(p)[i];
     case DType::Int16: return static_cast<const int16_t*>(p)[i];
     case DType::Int32: return static_cast<const int32_t*>(p)[i];
     case DType::Int64: return static_cast<const int64_t*>(p)[i];
-    case DType::UInt8: return static_cast<const uint8_t*>(p)[i];
+    case DType::UInt8: case DType::UInt4: return static_cast<const uint8_t*>(p)[i];
     case DType::UInt16: return static_cast<const uint16_t*>(p)[i];
     case DType::UInt32: return static_cast<const uint32_t*>(p)[i];
     case DType::UInt64: return static_cast<int64_t>(static_cast<const uint64_t*>(p)[i]);

@@ -8,6 +8,7 @@ std::optional<QuantWeightSpec> quant_weight_spec(const Node& node, int weight_ra
     const Attribute* g = node.attr("group");
     QuantWeightSpec s{1, 0, {0}};
     s.bias_input = 2, s.reduce_axis = 1, s.activation_channel_axis = 1, s.groups = g ? int(g->i) : 1;
+    s.reduce_trailing = true;
     return s;
   }
   if (node.op_type == "Gemm") {
@@ -22,7 +23,17 @@ std::optional<QuantWeightSpec> quant_weight_spec(const Node& node, int weight_ra
   }
   if (node.op_type == "MatMul") {
     // B is [..., K, N]; a MatMul of two activations quantizes both inputs, no weight.
-    return QuantWeightSpec{1, weight_rank >= 2 ? weight_rank - 1 : 0, {0, 1}};
+    QuantWeightSpec s{1, weight_rank >= 2 ? weight_rank - 1 : 0, {0, 1}};
+    s.reduce_axis = weight_rank >= 2 ? weight_rank - 2 : 0;
+    return s;
+  }
+  if (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN") {
+    // W is [directions, gates * hidden, input], R [directions, gates * hidden, hidden]: each row
+    // (one gate unit) is a channel. Activations stay float: the recurrence runs in float.
+    QuantWeightSpec s{1, 1, {}};
+    s.reduce_axis = 2;
+    s.more_weights = {2};
+    return s;
   }
   return std::nullopt;
 }

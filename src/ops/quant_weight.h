@@ -21,6 +21,12 @@ struct QuantWeightSpec {
   int activation_channel_axis = -1;
   int groups = 1;
   double bias_scale = 1;  // the bias is added times this (Gemm beta)
+  // Blocked (4-bit) weights: the weight is also summed over every axis after reduce_axis (Conv's
+  // kernel window), so blocks run over the flattened trailing axes.
+  bool reduce_trailing = false;
+  // Further weight inputs quantized the same way along the same channel axis (LSTM/GRU/RNN's
+  // recurrence weights R).
+  std::vector<int> more_weights;
 };
 
 // nullopt when the node (default domain only) has no quantizable weight. `weight_rank` is the rank

@@ -1,7 +1,10 @@
 // --fp16 on: float32 weights are stored as float16; a Cast right after each restores float32 for
-// the ops that use it, so the graph computes in float32 with fp16-rounded weights.
+// the ops that use it, so the graph computes in float32 with fp16-rounded weights. Quantization
+// parameters stay float32: a Cast in front of a DequantizeLinear's scale would change the scale and
+// hide it from the runtime's int8 fusions, which read scales as initializers.
 #include <set>
 
+#include "ops/op.h"
 #include "passes/basic_passes.h"
 
 namespace ms::passes {
@@ -10,6 +13,10 @@ size_t weights_to_fp16(Model& m) {
   Graph& g = m.graph;
   std::set<std::string> inputs;
   for (const auto& v : g.inputs) inputs.insert(v.name);
+  std::set<std::string> quant_params;  // read by QuantizeLinear, DequantizeLinear, QLinearConv, ...
+  for (const auto& n : g.nodes)
+    if (const OpDef* d = OpRegistry::global().find(n.domain, n.op_type); d && (d->traits & kTraitQuantized))
+      quant_params.insert(n.inputs.begin(), n.inputs.end());
   std::vector<Node> casts;
   std::map<std::string, Tensor> added;
   std::set<std::string> taken;
@@ -18,7 +25,7 @@ size_t weights_to_fp16(Model& m) {
     for (const auto& o : n.outputs) taken.insert(o);
   size_t converted = 0;
   for (auto& [name, t] : g.initializers) {
-    if (t.dtype() != DType::Float32 || inputs.count(name) || t.numel() < 2) continue;
+    if (t.dtype() != DType::Float32 || inputs.count(name) || quant_params.count(name) || t.numel() < 2) continue;
     Tensor h(DType::Float16, t.shape());
     const float* src = t.data<float>();
     float16_t* dst = h.data<float16_t>();

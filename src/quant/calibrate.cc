@@ -4,10 +4,15 @@
 #include <memory>
 #include <set>
 
-#include "analysis/tensor_capture.h"
-
 namespace ms::quant {
 namespace {
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) double row_sum(const float* p, int64_t n) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += double(p[i]);
+  return s;
+}
 
 // Running per-channel sums of a float tensor along `axis`.
 struct ChannelMean {
@@ -24,13 +29,11 @@ struct ChannelMean {
     if (sum.empty()) sum.assign(size_t(c), 0.0);
     if (int64_t(sum.size()) != c) fail("channel mean: channel count changed between samples ({} then {})", sum.size(), c);
     const float* x = t.data<float>();
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t k = 0; k < c; ++k) {
-        double s = 0;
-        const float* p = x + (o * c + k) * inner;
-        for (int64_t i = 0; i < inner; ++i) s += p[i];
-        sum[size_t(k)] += s;
-      }
+    // Rows (one channel of one outer index) in parallel, each a vectorized double sum.
+    std::vector<double> row(size_t(outer * c));
+#pragma omp parallel for schedule(static) if (outer * c * inner > (1 << 16))
+    for (int64_t r = 0; r < outer * c; ++r) row[size_t(r)] = row_sum(x + r * inner, inner);
+    for (int64_t r = 0; r < outer * c; ++r) sum[size_t(r % c)] += row[size_t(r)];
     per_channel += double(outer * inner);
   }
 };
@@ -40,38 +43,42 @@ struct ChannelMean {
 CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
                            const analysis::InputSamples& samples, const CalibOptions& opts) {
   CalibStats stats;
-  std::vector<std::string> exposed_names = names;
-  for (const auto& [n, axis] : mean_axes)
-    if (std::find(exposed_names.begin(), exposed_names.end(), n) == exposed_names.end()) exposed_names.push_back(n);
-  if (exposed_names.empty()) return stats;
-  auto exposed = std::make_shared<const Model>(analysis::expose_tensors(m, exposed_names));
-  Session session(exposed, opts.session);
-  std::map<std::string, size_t> index;  // tensor name -> position among the exposed model's outputs
-  for (size_t i = 0; i < exposed->graph.outputs.size(); ++i) index.emplace(exposed->graph.outputs[i].name, i);
   std::map<std::string, Observer> observers;
   std::map<std::string, ChannelMean> means;
-  std::set<std::string> not_float;
   for (const auto& n : names) observers.emplace(n, Observer(opts.method, opts.percentile));
   for (const auto& [n, axis] : mean_axes) means[n].axis = axis;
+  ValueWatch watch;
+  for (const auto& [n, o] : observers) watch.names.insert(n);
+  for (const auto& [n, mean] : means) watch.names.insert(n);
+  if (watch.names.empty()) return stats;
+  // The float model as written: the int8 rewrite of a partly quantized model could fuse a
+  // calibrated tensor away.
+  SessionOptions session_opts = opts.session;
+  session_opts.int8_kernels = false;
+  Session session(std::make_shared<const Model>(m), session_opts);
+  // Each tensor is observed the moment its node produces it, while it is still in cache and in the
+  // activation arena (exposing it as a graph output would keep it alive, in the plain layout, to
+  // the end of the run). A tensor missing from a sample or not float32 in it is left out.
+  std::set<std::string> not_float, seen;
+  watch.see = [&](const std::string& name, const Tensor& t) {
+    seen.insert(name);
+    if (t.dtype() != DType::Float32) {
+      not_float.insert(name);
+      return;
+    }
+    if (not_float.count(name)) return;
+    if (auto o = observers.find(name); o != observers.end()) o->second.observe(t);
+    if (auto c = means.find(name); c != means.end()) c->second.add(t);
+  };
   for (size_t s = 0; s < samples.count(); ++s) {
-    std::vector<Value> outs;
+    seen.clear();
     try {
-      outs = session.run(samples.sample(s));
+      session.run(samples.sample(s), nullptr, &watch);
     } catch (const Error& e) {
       throw Error(e.code(), fmt::format("calibration sample {}: {}", samples.label(s), e.what()));
     }
-    auto float_value = [&](const std::string& name) -> const Tensor* {
-      const Value& v = outs.at(index.at(name));
-      if (!v.is_tensor() || v.tensor.dtype() != DType::Float32) {
-        not_float.insert(name);
-        return nullptr;
-      }
-      return &v.tensor;
-    };
-    for (auto& [name, obs] : observers)
-      if (const Tensor* t = float_value(name)) obs.observe(*t);
-    for (auto& [name, mean] : means)
-      if (const Tensor* t = float_value(name)) mean.add(*t);
+    for (const auto& n : watch.names)
+      if (!seen.count(n)) not_float.insert(n);
     if (opts.progress) opts.progress(s + 1, samples.count());
   }
   for (const auto& [name, obs] : observers) {

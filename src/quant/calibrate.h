@@ -1,6 +1,6 @@
-// Calibration: runs the float model over the samples with the chosen activations exposed as extra
-// graph outputs (analysis/tensor_capture.h) and streams each into its observer. One sample is
-// alive at a time, so memory does not grow with the number of samples.
+// Calibration: runs the float model over the samples on the fast kernels and streams each chosen
+// activation into its observer the moment its node produces it (runtime/session.h ValueWatch).
+// One sample is alive at a time, so memory does not grow with the number of samples.
 #pragma once
 #include <functional>
 #include <map>

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "preprocess/image_options.h"
 
 namespace ms::quant {
 namespace {
@@ -24,6 +25,11 @@ QuantConfigFile read_quant_config(const std::string& path) {
   std::string line, section;
   int line_no = 0;
   const std::set<std::string> ours = {"common_quant_param", "full_quant_param", "data_preprocess_param"};
+  // Image preprocessing keys, mapped onto flags once input_type is known (it may come after them).
+  std::string input_type;
+  std::map<std::string, std::string> image_flags;
+  std::map<std::string, std::string> image_dims;  // resize_width, ... -> value
+  int image_line = 0;
   while (std::getline(in, line)) {
     ++line_no;
     line = trim(line);
@@ -81,17 +87,38 @@ QuantConfigFile read_quant_config(const std::string& path) {
         if (!is_unsigned(v) || v == "0") fail("{}: calibrate_size must be a positive integer, not '{}'", where(), v);
         c.calibrate_size = std::stoull(v);
       } else if (key == "input_type") {
-        if (v == "IMAGE")
-          fail_unsupported("{}: input_type=IMAGE (image folders with preprocessing) is not supported yet; give "
-                           "input_type=BIN with folders of float32 .bin/.npy samples", where());
-        if (v != "BIN") fail("{}: input_type must be IMAGE or BIN, not '{}'", where(), v);
-      } else if (key.rfind("image_", 0) == 0 || key == "normalize_mean" || key == "normalize_std" || key == "resize_width" ||
-                 key == "resize_height" || key == "resize_method" || key == "center_crop_width" || key == "center_crop_height") {
-        continue;  // image preprocessing keys only matter for input_type=IMAGE
+        if (v != "IMAGE" && v != "BIN") fail("{}: input_type must be IMAGE or BIN, not '{}'", where(), v);
+        input_type = v;
+      } else if (key == "image_to_format") {
+        if (v != "RGB" && v != "BGR" && v != "GRAY") fail("{}: image_to_format must be RGB, BGR or GRAY, not '{}'", where(), v);
+        image_flags["--imageFormat"] = v, image_line = line_no;
+      } else if (key == "resize_method") {
+        if (v == "CUBIC") fail_unsupported("{}: resize_method=CUBIC is not implemented; use LINEAR or NEAREST", where());
+        if (v != "LINEAR" && v != "NEAREST") fail("{}: resize_method must be LINEAR, NEAREST or CUBIC, not '{}'", where(), v);
+        image_flags["--resizeMethod"] = v, image_line = line_no;
+      } else if (key == "normalize_mean" || key == "normalize_std") {
+        preprocess::parse_channel_values(where() + ": " + key, v);  // checked here to name the line
+        image_flags[key == "normalize_mean" ? "--mean" : "--std"] = v, image_line = line_no;
+      } else if (key == "resize_width" || key == "resize_height" || key == "center_crop_width" || key == "center_crop_height") {
+        if (!is_unsigned(v) || v == "0" || v.size() > 5 || std::stoi(v) > 65535)
+          fail("{}: {} must be an integer in [1, 65535], not '{}'", where(), key, v);
+        image_dims[key] = v, image_line = line_no;
       } else {
         fail("{}: unknown key '{}' in [data_preprocess_param]", where(), key);
       }
     }
+  }
+  // MindSpore Lite reads images with OpenCV (BGR) and converts only for image_to_format=RGB|GRAY.
+  if (input_type == "IMAGE" || (input_type.empty() && image_line > 0)) {
+    auto pair = [&](const char* height, const char* width, const char* flag) {
+      const bool h = image_dims.count(height), w = image_dims.count(width);
+      if (h != w) fail("--configFile {}: {} and {} go together; give both", path, height, width);
+      if (h) c.flags[flag] = image_dims[height] + "," + image_dims[width];
+    };
+    pair("resize_height", "resize_width", "--size");
+    pair("center_crop_height", "center_crop_width", "--centerCrop");
+    for (const auto& [flag, value] : image_flags) c.flags[flag] = value;
+    if (!image_flags.count("--imageFormat")) c.flags["--imageFormat"] = "BGR";
   }
   return c;
 }

@@ -19,7 +19,8 @@ struct QuantConfigFile {
 
 // Unknown sections are ignored (MindSpore's config also configures conversion); an unknown key in a
 // quantization section, a bad value or an unreadable file is InvalidInput naming the file and line;
-// input_type=IMAGE is Unsupported.
+// input_type=IMAGE maps its preprocessing keys onto the image flags (--size, --centerCrop, --mean,
+// --std, --imageFormat, --resizeMethod), with MindSpore Lite's BGR when image_to_format is absent.
 QuantConfigFile read_quant_config(const std::string& path);
 
 }  // namespace ms::quant

@@ -1,10 +1,86 @@
 #include "quant/observer.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace ms::quant {
+namespace {
+
+// Calibration streams every activation of every sample through an observer, so these loops are
+// written to vectorize (no branch per element) and split over the threads for large tensors: the
+// goal is calibration at about the cost of plain inference.
+constexpr int64_t kParallelFrom = int64_t(1) << 16;
+
+// The finite values' extremes and counts (NaN and infinities say nothing about a clipping range).
+struct Scan {
+  float lo = std::numeric_limits<float>::infinity(), hi = -std::numeric_limits<float>::infinity(), peak = 0;
+  int64_t finite = 0, zeros = 0;
+  void merge(const Scan& o) {
+    lo = std::min(lo, o.lo), hi = std::max(hi, o.hi), peak = std::max(peak, o.peak);
+    finite += o.finite, zeros += o.zeros;
+  }
+};
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) Scan scan_chunk(const float* x, int64_t n) {
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  float lo = inf, hi = -inf, peak = 0;
+  int64_t finite = 0, zeros = 0;
+#pragma omp simd reduction(min : lo) reduction(max : hi, peak) reduction(+ : finite, zeros)
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i], a = std::fabs(v);
+    const bool f = a <= FLT_MAX;
+    lo = std::min(lo, f ? v : inf);
+    hi = std::max(hi, f ? v : -inf);
+    peak = std::max(peak, f ? a : 0.f);
+    finite += f;
+    zeros += v == 0.f;
+  }
+  Scan s;
+  s.lo = lo, s.hi = hi, s.peak = peak, s.finite = finite, s.zeros = zeros;
+  return s;
+}
+
+// Calls f(begin, end) on one chunk of [0, n) per thread (one chunk on the caller for small n).
+template <class F>
+void per_thread_chunks(int64_t n, F&& f) {
+  if (n < kParallelFrom || omp_get_max_threads() == 1) return f(int64_t(0), n);
+#pragma omp parallel
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    f(n * t / nt, n * (t + 1) / nt);
+  }
+}
+
+Scan scan(const float* x, int64_t n) {
+  Scan all;
+  per_thread_chunks(n, [&](int64_t b, int64_t e) {
+    const Scan s = scan_chunk(x + b, e - b);
+#pragma omp critical(ms_observer_scan)
+    all.merge(s);
+  });
+  return all;
+}
+
+// Bin of each value: k = floor(|x| / width) (the last bin takes the rest) for x >= 0, bins + k for
+// x < 0, 2 * bins for a non-finite value (not counted).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void bin_indices(const float* x, int64_t n, double width,
+                                                                              int bins, int32_t* out) {
+  const double last = bins - 1;
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i], a = std::fabs(v);
+    const double q = width > 0 ? std::min(double(a) / width, last) : 0.0;
+    const int32_t k = static_cast<int32_t>(q);
+    out[i] = a <= FLT_MAX ? (v < 0 ? bins + k : k) : 2 * bins;
+  }
+}
+
+}  // namespace
 
 CalibMethod parse_calib_method(const std::string& s) {
   if (s == "MAX_MIN") return CalibMethod::MaxMin;
@@ -45,23 +121,33 @@ void Histogram::grow_to(double magnitude) {
 }
 
 void Histogram::add(const float* x, int64_t n) {
+  const Scan all = scan(x, n);
+  if (all.finite == 0) return;
   // One growth per batch: the batch's largest magnitude decides the width before binning.
-  double peak = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::isfinite(x[i])) peak = std::max(peak, double(std::fabs(x[i])));
-  if (peak > 0) grow_to(peak);
+  if (all.peak > 0) grow_to(all.peak);
+  if (!seen_) min_ = all.lo, max_ = all.hi, seen_ = true;
+  min_ = std::min(min_, all.lo);
+  max_ = std::max(max_, all.hi);
+  zeros_ += double(all.zeros);
+  total_ += double(all.finite);
+  // Counts per thread in small integer bins (cache resident), added up at the end.
   const int nb = bins_per_side();
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    if (!std::isfinite(v)) continue;  // NaN/inf say nothing about a finite clipping range
-    if (!seen_) min_ = max_ = v, seen_ = true;
-    min_ = std::min(min_, v);
-    max_ = std::max(max_, v);
-    const int k = width_ > 0 ? std::min(nb - 1, int(std::fabs(v) / width_)) : 0;
-    (v < 0 ? neg_ : pos_)[k] += 1;
-    if (v == 0) zeros_ += 1;
-    total_ += 1;
-  }
+  const double width = width_;
+  per_thread_chunks(n, [&](int64_t b, int64_t e) {
+    std::vector<uint32_t> counts(size_t(2 * nb + 1), 0);
+    constexpr int64_t kBlock = 1024;
+    int32_t idx[kBlock];
+    for (int64_t i = b; i < e; i += kBlock) {
+      const int64_t m = std::min(kBlock, e - i);
+      bin_indices(x + i, m, width, nb, idx);
+      for (int64_t j = 0; j < m; ++j) ++counts[size_t(idx[j])];
+    }
+#pragma omp critical(ms_observer_bins)
+    for (int k = 0; k < nb; ++k) {
+      pos_[k] += counts[size_t(k)];
+      neg_[k] += counts[size_t(nb + k)];
+    }
+  });
 }
 
 std::vector<double> Histogram::magnitude() const {
@@ -184,12 +270,11 @@ void Observer::observe(const Tensor& t) {
   const float* x = t.data<float>();
   const int64_t n = t.numel();
   if (method_ == CalibMethod::MaxMin) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (!std::isfinite(x[i])) continue;
-      if (!seen_) min_ = max_ = x[i], seen_ = true;
-      min_ = std::min(min_, x[i]);
-      max_ = std::max(max_, x[i]);
-    }
+    const Scan s = scan(x, n);
+    if (s.finite == 0) return;
+    if (!seen_) min_ = s.lo, max_ = s.hi, seen_ = true;
+    min_ = std::min(min_, s.lo);
+    max_ = std::max(max_, s.hi);
     return;
   }
   hist_.add(x, n);

@@ -65,8 +65,63 @@ QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits) {
   return r;
 }
 
+QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits) {
+  if (w.dtype() != DType::Float32) fail("weight quantization needs float32 weights, got {}", dtype_name(w.dtype()));
+  if (bits != 4) fail_unsupported("blocked {}-bit weights are not supported (4 only)", bits);
+  if (axis < 0 || axis >= w.rank()) fail("weight of shape {} has no axis {}", shape_str(w.shape()), axis);
+  if (block <= 0) fail("block size must be positive, got {}", block);
+  const int qmax = (1 << (bits - 1)) - 1;
+  const int64_t dim = w.dim(axis), blocks = (dim + block - 1) / block;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= w.dim(d);
+  for (int d = axis + 1; d < w.rank(); ++d) inner *= w.dim(d);
+  Shape sshape = w.shape();
+  sshape[axis] = blocks;
+  QuantizedWeight r;
+  r.axis = axis, r.block_size = block;
+  r.scale = Tensor(DType::Float32, sshape);
+  r.q = Tensor(DType::Int4, w.shape());
+  const float* x = w.data<float>();
+  float* sc = r.scale.data<float>();
+  auto* q = static_cast<int8_t*>(r.q.raw());  // int4 values, one per byte
+  // Element (o, a, i) is x[(o * dim + a) * inner + i]; its scale is sc[(o * blocks + a / block) * inner + i].
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t a = 0; a < dim; ++a)
+      for (int64_t i = 0; i < inner; ++i) {
+        float& s = sc[(o * blocks + a / block) * inner + i];
+        s = std::max(s, std::fabs(x[(o * dim + a) * inner + i]));
+      }
+  for (int64_t k = 0; k < r.scale.numel(); ++k) sc[k] = sc[k] > 0 ? sc[k] / qmax : 1.0f;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t a = 0; a < dim; ++a)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t k = (o * dim + a) * inner + i;
+        const float v = std::nearbyint(x[k] / sc[(o * blocks + a / block) * inner + i]);
+        q[k] = int8_t(std::clamp(v, float(-qmax), float(qmax)));
+      }
+  return r;
+}
+
+size_t stored_bytes(const Tensor& t) {
+  if (t.dtype() == DType::Int4 || t.dtype() == DType::UInt4) return size_t(t.numel() + 1) / 2;
+  return t.nbytes();
+}
+
 Tensor dequantize_weight(const QuantizedWeight& qw) {
   Tensor w(DType::Float32, qw.q.shape());
+  if (qw.block_size > 0) {
+    const int64_t dim = qw.q.dim(qw.axis), blocks = qw.scale.dim(qw.axis);
+    int64_t inner = 1;
+    for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
+    const auto* q = static_cast<const int8_t*>(qw.q.raw());
+    const float* s = qw.scale.data<float>();
+    float* out = w.data<float>();
+    for (int64_t k = 0; k < w.numel(); ++k) {
+      const int64_t i = k % inner, a = (k / inner) % dim, o = k / (inner * dim);
+      out[k] = float(q[k]) * s[(o * blocks + a / qw.block_size) * inner + i];
+    }
+    return w;
+  }
   const int64_t channels = qw.axis < 0 ? 1 : qw.q.dim(qw.axis);
   int64_t inner = 1;
   if (qw.axis >= 0)

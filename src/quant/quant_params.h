@@ -17,15 +17,21 @@ struct ActivationParams {
 ActivationParams activation_params(Range r, bool symmetric);
 
 struct QuantizedWeight {
-  Tensor q;           // int8, the weight's shape
-  Tensor scale;       // float32: [channels] per channel, scalar per tensor
-  Tensor zero_point;  // int8 zeros, scale's shape
-  int axis = -1;      // channel axis, -1 per tensor
+  Tensor q;           // int8 (int4 for blocked 4-bit weights), the weight's shape or the 2-D view quantized
+  Tensor scale;       // float32: [channels] per channel, scalar per tensor, q's shape with ceil(dim/block) along axis when blocked
+  Tensor zero_point;  // int8 zeros, scale's shape; undefined for blocked weights (symmetric: ONNX's default 0)
+  int axis = -1;      // channel axis, -1 per tensor; the blocked axis when block_size > 0
+  int64_t block_size = 0;  // > 0: one scale per block of this many consecutive elements along axis
 };
 // Symmetric, narrow range ([-127, 127] for 8 bits, so that -q is representable): per channel
 // along `axis`, or per tensor with axis -1. An all-zero channel gets scale 1.
 QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits = 8);
-// The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0).
+// Symmetric, narrow range ([-7, 7] for 4 bits), one scale per block of `block` consecutive
+// elements along `axis` (ONNX opset 21's blocked DequantizeLinear); the last block may be short.
+QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits = 4);
+// The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0), in q's shape.
 Tensor dequantize_weight(const QuantizedWeight& qw);
+// Bytes `t` takes in a file: 4-bit integers are packed two per byte.
+size_t stored_bytes(const Tensor& t);
 
 }  // namespace ms::quant

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "formats/onnx/opset_upgrade.h"
 #include "ops/quant_weight.h"
+#include "quant/opset21.h"
 #include "quant/quant_params.h"
 
 namespace ms::quant {
@@ -55,13 +57,19 @@ std::vector<std::string> activation_inputs(const Graph& g, const Node& n, const 
 // A tensor name not used anywhere in the graph yet.
 class Names {
  public:
-  explicit Names(const Graph& g) {
+  // Names of subgraphs count too: a body may read any outer name.
+  explicit Names(const Graph& g) { add(g); }
+  void add(const Graph& g) {
     for (const auto& [k, v] : g.initializers) used_.insert(k);
     for (const auto& v : g.inputs) used_.insert(v.name);
     for (const auto& n : g.nodes) {
       used_.insert(n.name);
       for (const auto& s : n.inputs) used_.insert(s);
       for (const auto& s : n.outputs) used_.insert(s);
+      for (const auto& [k, a] : n.attrs) {
+        if (a.g) add(*a.g);
+        for (const auto& sg : a.graphs) add(*sg);
+      }
     }
   }
   std::string fresh(const std::string& base) {
@@ -96,6 +104,19 @@ void check_quantizable_opset(const Model& m) {
                      m.opset(), m.source_path);
 }
 
+int64_t upgrade_to_quantizable_opset(Model& m) {
+  return onnx_format::upgrade_opset_to_13(m).from;
+}
+
+void check_bit_num(const QuantOptions& opts) {
+  if (opts.bit_num == 8) return;
+  if (opts.bit_num != 4)
+    fail_unsupported("--bitNum {}: weights are quantized to 8 bits, or to 4 bits with WEIGHT_QUANT", opts.bit_num);
+  if (opts.type == QuantType::Full)
+    fail_unsupported("--bitNum 4 needs --quantType WEIGHT_QUANT: FULL_QUANT activations are int8 only, and the int8 "
+                     "kernels take int8 weights");
+}
+
 void check_skip_nodes(const Model& m, const QuantOptions& opts) {
   std::set<std::string> names;
   for (const auto& n : m.graph.nodes) names.insert(n.name);
@@ -125,7 +146,19 @@ std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts) {
 }
 
 QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts) {
-  return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+  if (opts.bit_num != 4) return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+  // 4 bits: blocks run along the reduction axis, the axis each output sums over, so that one scale
+  // serves products that are added together. Conv also sums over its kernel window: its weight is
+  // quantized as [M, C/group * kernel] and reshaped back after the DequantizeLinear.
+  Tensor view = w.rank() == 0 ? w.reshaped({1}) : w;
+  int axis = std::clamp(spec.reduce_axis, 0, std::max(0, w.rank() - 1));
+  if (spec.reduce_trailing && w.rank() > 2 && spec.reduce_axis == 1 && spec.channel_axis == 0) {
+    view = w.reshaped({w.dim(0), w.numel() / std::max<int64_t>(1, w.dim(0))});
+    axis = 1;
+  }
+  const int64_t dim = std::max<int64_t>(1, view.dim(axis));
+  const int64_t block = opts.group_size > 0 ? std::min(opts.group_size, dim) : dim;
+  return quantize_weight_blocked(view, axis, block, 4);
 }
 
 std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts) {
@@ -139,106 +172,175 @@ std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& o
   return r;
 }
 
-QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges) {
-  Graph& g = m.graph;
-  check_quantizable_opset(m);
-  Names names(g);
-  QuantSummary sum;
-  std::vector<Node> out;
-  out.reserve(g.nodes.size());
-  std::set<std::string> weights_done;
-  std::map<std::string, std::string> act_done;  // float activation -> its dequantized name
-  std::map<std::string, Tensor> new_inits;
-  std::set<std::string> removed_inits;
+namespace {
 
-  for (const Node& orig : g.nodes) {
-    Node n = orig;
-    auto c = candidate(g, n, opts);
-    if (!c) {
-      if (quant_weight_spec(n, 0) && (opts.skip_nodes.count(n.name) || opts.skip_op_types.count(n.op_type)))
-        sum.why_float[n.name] = "--skipNodes/--skipOpTypes";
-      else if (auto k = opts.keep_float.find(n.name); k != opts.keep_float.end() && quant_weight_spec(n, 0))
-        sum.why_float[n.name] = k->second;
-      if (auto w = sum.why_float.find(n.name); w != sum.why_float.end()) sum.kept_float.push_back(n.label() + ": " + w->second);
-      out.push_back(std::move(n));
-      continue;
-    }
-    bool touched = false;
-    // Weight: int8 initializer + DequantizeLinear that outputs the original name.
-    if (c->weight) {
-      const std::string wname = n.inputs[c->spec.input];
-      const Tensor& w = *c->weight;
-      if (const std::string why = too_small(w, c->spec, opts); !why.empty()) {
-        sum.kept_float.push_back(n.label() + ": " + why);
-        sum.why_float[n.name] = why;
-      } else if (!weights_done.count(wname)) {
-        QuantizedWeight qw = quantize_site_weight(w, c->spec, opts);
-        const int axis = qw.axis;
-        const std::string qn = names.fresh(wname + "_quantized"), sn = names.fresh(wname + "_scale"),
-                          zn = names.fresh(wname + "_zero_point");
-        sum.weight_bytes_before += w.nbytes();
-        sum.weight_bytes_after += qw.q.nbytes() + qw.scale.nbytes() + qw.zero_point.nbytes();
-        new_inits[qn] = qw.q;
-        new_inits[sn] = qw.scale;
-        new_inits[zn] = qw.zero_point;
-        removed_inits.insert(wname);
-        // Old ONNX files list weights as optional graph inputs too; the quantized weight is no
-        // longer something a caller can override, so it stops being an input.
-        std::erase_if(g.inputs, [&](const ValueInfo& v) { return v.name == wname; });
-        Node dq;
-        dq.name = names.fresh(wname + "_DequantizeLinear");
-        dq.op_type = "DequantizeLinear";
-        dq.inputs = {qn, sn, zn};
-        dq.outputs = {wname};
-        if (axis >= 0) dq.attrs["axis"] = Attribute::of_int(axis);
-        out.push_back(std::move(dq));
-        weights_done.insert(wname);
-        ++sum.weights_quantized;
-        touched = true;
-      } else {
-        touched = true;  // shared weight, already quantized for an earlier consumer
+// Rewrites one graph and, recursively, the If/Loop/Scan bodies of its nodes (deep copies: a copied
+// Model shares its bodies with the original, which must stay float).
+class GraphQuantizer {
+ public:
+  GraphQuantizer(const QuantOptions& o, const std::map<std::string, Range>& ranges, Names& names, QuantSummary& sum)
+      : opts_(o), ranges_(ranges), names_(names), sum_(sum) {}
+  bool used_blocks = false;  // a blocked (4-bit) DequantizeLinear was written: the model needs opset 21
+
+  void run(Graph& g, bool is_main) {
+    std::vector<Node> out;
+    out.reserve(g.nodes.size());
+    std::set<std::string> weights_done;
+    std::map<std::string, std::string> act_done;  // float activation -> its dequantized name
+    std::map<std::string, Tensor> new_inits;
+    std::set<std::string> removed_inits;
+
+    for (const Node& orig : g.nodes) {
+      Node n = orig;
+      quantize_bodies(n);
+      auto c = candidate(g, n, opts_);
+      if (!c) {
+        if (is_main) note_why_float(n);
+        out.push_back(std::move(n));
+        continue;
       }
-    }
-    // Activations: QuantizeLinear -> DequantizeLinear in front of this consumer.
-    if (opts.type == QuantType::Full) {
-      for (size_t i = 0; i < n.inputs.size(); ++i) {
-        const std::string a = n.inputs[i];
-        const auto acts = activation_inputs(g, orig, c->spec);
-        if (std::find(acts.begin(), acts.end(), a) == acts.end()) continue;
-        auto done = act_done.find(a);
-        if (done == act_done.end()) {
-          auto r = ranges.find(a);
-          if (r == ranges.end()) continue;  // not observed (not float32): stays float
-          const ActivationParams p = activation_params(r->second, opts.symmetric);
-          const std::string sn = names.fresh(a + "_scale"), zn = names.fresh(a + "_zero_point"),
-                            qn = names.fresh(a + "_quantized"), dn = names.fresh(a + "_dequantized");
-          new_inits[sn] = Tensor::scalar<float>(p.scale);
-          new_inits[zn] = zero_point_tensor(p);
-          Node q;
-          q.name = names.fresh(a + "_QuantizeLinear");
-          q.op_type = "QuantizeLinear";
-          q.inputs = {a, sn, zn};
-          q.outputs = {qn};
-          Node dq;
-          dq.name = names.fresh(a + "_DequantizeLinear");
-          dq.op_type = "DequantizeLinear";
-          dq.inputs = {qn, sn, zn};
-          dq.outputs = {dn};
-          out.push_back(std::move(q));
-          out.push_back(std::move(dq));
-          done = act_done.emplace(a, dn).first;
-          ++sum.activations_quantized;
+      bool touched = false;
+      if (c->weight) {
+        const Tensor& w = *c->weight;
+        if (const std::string why = too_small(w, c->spec, opts_); !why.empty()) {
+          if (is_main) sum_.kept_float.push_back(n.label() + ": " + why), sum_.why_float[n.name] = why;
+        } else {
+          std::vector<int> inputs{c->spec.input};
+          inputs.insert(inputs.end(), c->spec.more_weights.begin(), c->spec.more_weights.end());
+          for (int i : inputs) {
+            if (i >= int(n.inputs.size()) || n.inputs[i].empty()) continue;
+            const std::string wname = n.inputs[i];
+            auto it = g.initializers.find(wname);
+            if (it == g.initializers.end() || it->second.dtype() != DType::Float32) continue;
+            touched = true;
+            if (!weights_done.insert(wname).second) continue;  // shared weight, already quantized for an earlier consumer
+            quantize_weight_input(g, it->second, wname, c->spec, out, new_inits);
+            removed_inits.insert(wname);
+          }
         }
-        n.inputs[i] = done->second;
-        touched = true;
+      }
+      // Activations: QuantizeLinear -> DequantizeLinear in front of this consumer.
+      if (opts_.type == QuantType::Full) {
+        const auto acts = activation_inputs(g, orig, c->spec);
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          const std::string a = n.inputs[i];
+          if (std::find(acts.begin(), acts.end(), a) == acts.end()) continue;
+          auto done = act_done.find(a);
+          if (done == act_done.end()) {
+            auto r = ranges_.find(a);
+            if (r == ranges_.end()) continue;  // not observed (not float32, or in a body): stays float
+            const ActivationParams p = activation_params(r->second, opts_.symmetric);
+            const std::string sn = names_.fresh(a + "_scale"), zn = names_.fresh(a + "_zero_point"),
+                              qn = names_.fresh(a + "_quantized"), dn = names_.fresh(a + "_dequantized");
+            new_inits[sn] = Tensor::scalar<float>(p.scale);
+            new_inits[zn] = zero_point_tensor(p);
+            Node q;
+            q.name = names_.fresh(a + "_QuantizeLinear");
+            q.op_type = "QuantizeLinear";
+            q.inputs = {a, sn, zn};
+            q.outputs = {qn};
+            Node dq;
+            dq.name = names_.fresh(a + "_DequantizeLinear");
+            dq.op_type = "DequantizeLinear";
+            dq.inputs = {qn, sn, zn};
+            dq.outputs = {dn};
+            out.push_back(std::move(q));
+            out.push_back(std::move(dq));
+            done = act_done.emplace(a, dn).first;
+            ++sum_.activations_quantized;
+          }
+          n.inputs[i] = done->second;
+          touched = true;
+        }
+      }
+      if (touched) ++sum_.nodes_quantized;
+      out.push_back(std::move(n));
+    }
+    g.nodes = std::move(out);
+    for (const auto& r : removed_inits) g.initializers.erase(r);
+    for (auto& [k, v] : new_inits) g.initializers[k] = std::move(v);
+  }
+
+ private:
+  void quantize_bodies(Node& n) {
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) {
+        a.g = std::make_shared<Graph>(*a.g);
+        run(*a.g, false);
+      }
+      for (auto& sg : a.graphs) {
+        sg = std::make_shared<Graph>(*sg);
+        run(*sg, false);
       }
     }
-    if (touched) ++sum.nodes_quantized;
-    out.push_back(std::move(n));
   }
-  g.nodes = std::move(out);
-  for (const auto& r : removed_inits) g.initializers.erase(r);
-  for (auto& [k, v] : new_inits) g.initializers[k] = std::move(v);
+
+  void note_why_float(const Node& n) {
+    if (quant_weight_spec(n, 0) && (opts_.skip_nodes.count(n.name) || opts_.skip_op_types.count(n.op_type)))
+      sum_.why_float[n.name] = "--skipNodes/--skipOpTypes";
+    else if (auto k = opts_.keep_float.find(n.name); k != opts_.keep_float.end() && quant_weight_spec(n, 0))
+      sum_.why_float[n.name] = k->second;
+    if (auto w = sum_.why_float.find(n.name); w != sum_.why_float.end()) sum_.kept_float.push_back(n.label() + ": " + w->second);
+  }
+
+  // The weight's integer initializer read through a DequantizeLinear that outputs the weight's
+  // original name (and a Reshape back to its shape when it was quantized as a 2-D view).
+  void quantize_weight_input(Graph& g, const Tensor& w, const std::string& wname, const QuantWeightSpec& spec,
+                             std::vector<Node>& out, std::map<std::string, Tensor>& new_inits) {
+    QuantizedWeight qw = quantize_site_weight(w, spec, opts_);
+    const std::string qn = names_.fresh(wname + "_quantized"), sn = names_.fresh(wname + "_scale");
+    sum_.weight_bytes_before += w.nbytes();
+    sum_.weight_bytes_after += stored_bytes(qw.q) + stored_bytes(qw.scale);
+    new_inits[qn] = qw.q;
+    new_inits[sn] = qw.scale;
+    // Old ONNX files list weights as optional graph inputs too; the quantized weight is no
+    // longer something a caller can override, so it stops being an input.
+    std::erase_if(g.inputs, [&](const ValueInfo& v) { return v.name == wname; });
+    Node dq;
+    dq.name = names_.fresh(wname + "_DequantizeLinear");
+    dq.op_type = "DequantizeLinear";
+    dq.inputs = {qn, sn};
+    if (qw.zero_point.defined()) {
+      const std::string zn = names_.fresh(wname + "_zero_point");
+      sum_.weight_bytes_after += stored_bytes(qw.zero_point);
+      new_inits[zn] = qw.zero_point;
+      dq.inputs.push_back(zn);
+    }
+    dq.outputs = {qw.q.shape() == w.shape() ? wname : names_.fresh(wname + "_dequantized")};
+    if (qw.axis >= 0) dq.attrs["axis"] = Attribute::of_int(qw.axis);
+    if (qw.block_size > 0) dq.attrs["block_size"] = Attribute::of_int(qw.block_size), used_blocks = true;
+    if (qw.q.shape() != w.shape()) {
+      const std::string shape_name = names_.fresh(wname + "_shape");
+      new_inits[shape_name] = Tensor::from_vector<int64_t>(w.shape(), {int64_t(w.rank())});
+      Node r;
+      r.name = names_.fresh(wname + "_Reshape");
+      r.op_type = "Reshape";
+      r.inputs = {dq.outputs[0], shape_name};
+      r.outputs = {wname};
+      out.push_back(std::move(dq));
+      out.push_back(std::move(r));
+    } else {
+      out.push_back(std::move(dq));
+    }
+    ++sum_.weights_quantized;
+  }
+
+  const QuantOptions& opts_;
+  const std::map<std::string, Range>& ranges_;
+  Names& names_;
+  QuantSummary& sum_;
+};
+
+}  // namespace
+
+QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges) {
+  check_quantizable_opset(m);
+  check_bit_num(opts);
+  Names names(m.graph);
+  QuantSummary sum;
+  GraphQuantizer q(opts, ranges, names, sum);
+  q.run(m.graph, true);
+  if (q.used_blocks) raise_opset_to_21(m);
   return sum;
 }
 

@@ -18,11 +18,17 @@
 namespace ms::quant {
 
 enum class QuantType { Full, Weight };
+
+// The default --groupSize of 4-bit weights (see README, `ms quant`, for the measurements behind it).
+constexpr int64_t kDefaultGroupSize = 32;
 QuantType parse_quant_type(const std::string& s);  // "FULL_QUANT" | "WEIGHT_QUANT"
 
 struct QuantOptions {
   QuantType type = QuantType::Full;
-  int bit_num = 8;
+  int bit_num = 8;  // 8, or 4 for WEIGHT_QUANT (blocked int4, opset 21)
+  // 4-bit weights: consecutive elements along the reduction axis that share one scale; <= 0 = one
+  // scale per output channel.
+  int64_t group_size = kDefaultGroupSize;
   bool per_channel = true;   // weights
   bool symmetric = false;    // activations: int8 with zero point 0 instead of uint8 asymmetric
   int64_t min_quant_weight_size = 0;  // weights with fewer elements stay float
@@ -36,6 +42,13 @@ struct QuantOptions {
 // Per-channel DequantizeLinear (axis) needs opset 13: Unsupported for older models (say so before
 // spending time on calibration).
 void check_quantizable_opset(const Model& m);
+// Brings a model below opset 13 (one ONNX's converter could not upgrade at import) to opset 13 with
+// the in-house upgrade (src/formats/onnx/opset_upgrade.h); returns the opset it had. Unsupported,
+// naming the nodes, when an operator's change has no rewrite.
+int64_t upgrade_to_quantizable_opset(Model& m);
+
+// --bitNum: 8, or 4 with WEIGHT_QUANT; anything else is Unsupported.
+void check_bit_num(const QuantOptions& opts);
 
 // Every --skipNodes name must be a node of the main graph: InvalidInput naming the first unknown.
 void check_skip_nodes(const Model& m, const QuantOptions& opts);
@@ -69,7 +82,9 @@ struct QuantSummary {
 };
 
 // Quantizes `m` in place. `ranges` holds the calibrated range per activation (FULL_QUANT); an
-// activation without one stays float.
+// activation without one stays float. Weights inside If/Loop/Scan bodies are quantized too (their
+// activations stay float: calibration observes the main graph). 4-bit weights raise the model to
+// opset 21 (raise_opset_to_21).
 QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges);
 
 }  // namespace ms::quant

@@ -9,7 +9,9 @@
 
 #include "ops/infer_graph.h"
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/kernels/onednn_util.h"
 #include "runtime/memory/activation_arena.h"
+#include "runtime/quantized_graph.h"
 
 namespace ms {
 
@@ -147,8 +149,8 @@ class ArenaMemory : public rt::KernelMemory {
 class Executor : public SubgraphRunner {
  public:
   Executor(const std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans, int opset, const Scope* scope,
-           RunProfile* profile = nullptr, rt::SessionArena* arena = nullptr)
-      : plans_(plans), opset_(opset), scope_(scope), profile_(profile), arena_(arena) {}
+           RunProfile* profile = nullptr, rt::SessionArena* arena = nullptr, const ValueWatch* watch = nullptr)
+      : plans_(plans), opset_(opset), scope_(scope), profile_(profile), arena_(arena), watch_(watch) {}
 
   std::vector<Value> run(const Graph& body, const std::vector<Value>& inputs) const override {
     return execute(body, inputs, scope_);
@@ -163,6 +165,8 @@ class Executor : public SubgraphRunner {
     if (inputs.size() > g.inputs.size())
       fail("graph '{}' takes {} inputs but {} were given", g.name, g.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
+    if (watch_)
+      for (size_t i = 0; i < inputs.size(); ++i) show(g.inputs[i].name, inputs[i], plan);
     Executor child(plans_, opset_, &scope);
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
@@ -211,6 +215,7 @@ class Executor : public SubgraphRunner {
           fail("internal: {} did not produce output {} ('{}')", node.label(), o, node.outputs[o]);
         if (arena_) settle(k, o, v, ctx);
         if (profile_ && v.is_tensor() && !in_arena(v)) live_bytes += v.tensor.nbytes();
+        if (watch_) show(node.outputs[o], v, plan);
         scope.set(node.outputs[o], std::move(v));
       }
       if (profile_) {
@@ -248,6 +253,15 @@ class Executor : public SubgraphRunner {
  private:
   bool in_arena(const Value& v) const { return arena_ && v.is_tensor() && arena_->arena.contains(v.tensor.raw()); }
 
+  // A watched value to the watcher, in the plain layout (a copy only when it travels blocked).
+  void show(const std::string& name, const Value& v, const Session::GraphPlan& plan) const {
+    if (!v.is_tensor() || !v.tensor.defined() || !watch_->names.count(name)) return;
+    if (!plan.blocked.count(name)) return watch_->see(name, v.tensor);
+    Tensor plain = rt::uninit_tensor(DType::Float32, v.tensor.shape());
+    rt::reorder(rt::blocked_f32_desc(v.tensor.shape()), v.tensor.raw(), rt::plain_f32_desc(v.tensor.shape()), plain.raw());
+    watch_->see(name, plain);
+  }
+
   // An output that points into arena bytes it does not own gets its own copy; a plain view of an
   // input is remembered so that the next plan lets the two share bytes.
   void settle(size_t node, size_t output, Value& v, const KernelContext& ctx) const {
@@ -264,6 +278,7 @@ class Executor : public SubgraphRunner {
   const Scope* scope_;
   RunProfile* profile_;  // main graph only
   rt::SessionArena* arena_;  // main graph only; null: every value on the heap
+  const ValueWatch* watch_;  // main graph only
 };
 
 }  // namespace
@@ -400,6 +415,20 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
   }
   if (model_->graph.outputs.empty()) fail("{}: graph has no outputs", file);
   plan_graph(model_->graph, {}, plans_, file);
+  // After validation, so that bad input is reported against the graph as written. The rewrite is
+  // only a faster form of a valid graph: should it fail, the graph runs as written.
+  if (!opts_.reference_kernels && opts_.int8_kernels) {
+    std::shared_ptr<const Model> prepared = model_;
+    try {
+      prepared = rt::prepare_quantized_graph(model_);
+    } catch (const std::exception&) {
+    }
+    if (prepared != model_) {
+      model_ = std::move(prepared);
+      plans_.clear();
+      plan_graph(model_->graph, {}, plans_, file);
+    }
+  }
   if (!opts_.reference_kernels) select_fast_kernels(*model_, plans_);
   // Only fast kernels write into the arena: for the reference kernels it would stay empty.
   if (opts_.activation_arena && !opts_.reference_kernels) arena_ = std::make_unique<rt::SessionArena>();
@@ -410,7 +439,7 @@ Session::~Session() = default;
 
 bool Session::input_has_default(size_t i) const { return model_->graph.initializers.count(inputs()[i].name) > 0; }
 
-std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* profile) const {
+std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* profile, const ValueWatch* watch) const {
   const Graph& g = model_->graph;
   if (feeds.size() > g.inputs.size())
     fail("the model has {} inputs but {} values were given", g.inputs.size(), feeds.size());
@@ -439,7 +468,7 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* pro
     rt::update_arena_plan(*arena, *model_, feeds, plan.blocked, may_overwrite);
     if (profile) profile->arena_bytes = arena->arena.bytes();
   }
-  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile, arena);
+  Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile, arena, watch && watch->see ? watch : nullptr);
   return exec.execute(g, feeds, nullptr);
 }
 

@@ -6,8 +6,10 @@
 // planned by liveness for the feeds' shapes (runtime/memory/activation_arena.h); the rest are freed
 // after their last use.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct SessionOptions {
   int num_threads = 0;
   // Place intermediate values in the liveness-planned arena (off: each is allocated on its own).
   bool activation_arena = true;
+  // Fast kernels only: a quantized (QDQ) model runs its DequantizeLinear -> Conv/MatMul ->
+  // QuantizeLinear chains on the int8 kernels, through a rewritten private copy of the graph
+  // (runtime/quantized_graph.h; model() returns that copy). Off: the QDQ graph runs as written.
+  bool int8_kernels = true;
 };
 
 // What one run did, node by node (main graph only; a control-flow node's time includes its
@@ -47,6 +53,16 @@ struct RunProfile {
   size_t arena_bytes = 0;  // the activation arena the run used (0: none)
 };
 
+// Hands chosen values of the main graph to the caller as they are produced (calibration observes
+// activations so): unlike extra graph outputs, they keep their arena slots and layouts, and each is
+// seen while it is still in cache.
+struct ValueWatch {
+  std::set<std::string> names;  // graph inputs and node outputs of the main graph
+  // Called once per run and watched tensor value, in the plain row-major layout; the tensor is
+  // valid only during the call.
+  std::function<void(const std::string& name, const Tensor& value)> see;
+};
+
 class Session {
  public:
   explicit Session(std::shared_ptr<const Model> model, SessionOptions opts = {});
@@ -56,12 +72,15 @@ class Session {
   const std::vector<ValueInfo>& inputs() const { return model_->graph.inputs; }
   const std::vector<ValueInfo>& outputs() const { return model_->graph.outputs; }
   bool input_has_default(size_t i) const;
+  // The graph the session executes (RunProfile::node_index counts its nodes): the model given, or
+  // its rewritten copy (SessionOptions::int8_kernels).
   const Model& model() const { return *model_; }
   const SessionOptions& options() const { return opts_; }
 
   // `feeds` bind to graph inputs in order; fewer feeds than inputs is allowed only when the rest
   // have initializers. Returns the graph outputs in order.
-  std::vector<Value> run(const std::vector<Value>& feeds, RunProfile* profile = nullptr) const;
+  std::vector<Value> run(const std::vector<Value>& feeds, RunProfile* profile = nullptr,
+                         const ValueWatch* watch = nullptr) const;
   // Same, by name.
   std::vector<Value> run(const std::map<std::string, Value>& feeds) const;
   // Bytes of the activation arena as planned for the latest run (0: none yet, or turned off).

@@ -87,7 +87,7 @@ inline void check_against_reference(const ModelSpec& s, const std::set<std::stri
   RunProfile prof;
   const auto got = fast.run(feeds, &prof);
   for (const auto& r : prof.nodes) {
-    const Node& n = model->graph.nodes[r.node_index];
+    const Node& n = fast.model().graph.nodes[r.node_index];  // the graph the session ran
     if (must_be_fast.count(n.op_type)) {
       EXPECT_NE(r.kernel, "reference") << n.label() << " did not run a fast kernel";
     }

@@ -100,9 +100,10 @@ TEST(FuseQuantizedConv, FastKernelsRunTheRewrittenGraph) {
   auto feeds = passes::seeded_inputs(out, 5, {});
   SessionOptions fast;
   RunProfile prof;
-  Session(model, fast).run(feeds, &prof);
+  Session session(model, fast);
+  session.run(feeds, &prof);
   for (const auto& r : prof.nodes) {
-    const Node& n = model->graph.nodes[r.node_index];
+    const Node& n = session.model().graph.nodes[r.node_index];
     if (n.op_type == "QLinearConv" || n.op_type == "QConvFloatOut") EXPECT_EQ(r.kernel, "onednn_qconv_int8") << n.label();
   }
   expect_within(g.m, out, {1e-4, 0.015 + 1e-6});

@@ -275,10 +275,11 @@ TEST_F(QuantConfig, BadContentNamesFileAndLine) {
   }
   EXPECT_THROW(quant::read_quant_config(write("[full_quant_param]\nbias_correction=maybe\n")), Error);
   try {
-    quant::read_quant_config(write("[data_preprocess_param]\ninput_type=IMAGE\n"));
+    quant::read_quant_config(write("[data_preprocess_param]\ninput_type=IMAGE\nresize_method=CUBIC\n"));
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    EXPECT_NE(std::string(e.what()).find("q.cfg:3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(quant::read_quant_config((dir / "missing.cfg").string()), Error);
 }
@@ -395,7 +396,7 @@ TEST_F(QuantAccuracyCli, BadInputIsExit2Or3AndWritesNothing) {
   auto r = ms(base() + " --configFile " + path("missing.cfg"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("missing.cfg"), std::string::npos) << r.output;
-  std::ofstream(path("img.cfg")) << "[common_quant_param]\nquant_type=FULL_QUANT\n[data_preprocess_param]\ninput_type=IMAGE\n";
+  std::ofstream(path("img.cfg")) << "[common_quant_param]\nquant_type=FULL_QUANT\n[data_preprocess_param]\ninput_type=IMAGE\nresize_method=CUBIC\n";
   EXPECT_EQ(ms(base() + " --configFile " + path("img.cfg")).code, 3);
   EXPECT_EQ(ms("--modelFile " + path("m.onnx") + " --outputFile " + path("q.onnx")).code, 2);  // no quantType anywhere
   EXPECT_FALSE(std::filesystem::exists(path("q.onnx")));

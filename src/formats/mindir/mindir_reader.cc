@@ -1,5 +1,6 @@
 #include "formats/mindir/mindir_reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_quant_params.h"
 #include "formats/mindir/mindir_sequence_forms.h"
 #include "ops/op.h"
 
@@ -388,41 +390,72 @@ class Reader {
     Tensor data = t.has_external_data() && !t.has_raw_data() ? external(t, what) : tensor_from_raw(t, what);
     std::string ir = unique(name, true);
     values_[full] = RVal::tensor(ir, abstract_of(TypeInfo::tensor(data.dtype(), data.shape())));
-    // linear-quant weights: stored integers + per-channel scale/zero point -> DequantizeLinear
-    for (const auto& q : t.quant_params()) {
-      if (q.quant_algo_name() != "linear_quant" || dtype_is_float(data.dtype())) continue;
-      std::vector<double> scale;
-      std::vector<int64_t> zp;
-      for (const auto& a : q.attribute()) {
-        MsValue v = decode_value(a, what);
-        if (a.name() == "scale_list") scale = v.as_doubles();
-        if (a.name() == "zero_point_list") zp = v.as_ints();
-      }
-      if (scale.empty()) continue;
+    // linear-quant weights: stored integers + per-channel scale/zero point -> DequantizeLinear, the
+    // channel axis the one MindSpore Lite takes from the consuming primitive (mindir_quant_params.h).
+    for (const auto& qp : t.quant_params()) {
+      if (dtype_is_float(data.dtype())) continue;  // parameters recorded on a float tensor: nothing to undo
       if (data.dtype() != DType::Int8 && data.dtype() != DType::UInt8 && data.dtype() != DType::Int32)
         fail_unsupported("{}: quantized weights of {} are not supported", what, dtype_name(data.dtype()));
-      std::string qn = unique(name + "_quant");
+      auto d = decode_linear_quant(qp, data.dtype(), what);
+      if (!d) continue;
+      const int axis = resolve_weight_axis(d->q.channels(), data.shape(), preferred_axis(full, data.rank()), what);
+      std::string qn = unique(name + "_quantized");
       model_.graph.initializers[qn] = data;
-      int64_t n = static_cast<int64_t>(scale.size());
-      std::vector<float> sf(scale.begin(), scale.end());
-      Shape s1 = n == 1 ? Shape{} : Shape{n};
-      std::string sn = add_const(Tensor::from_vector<float>(sf, s1), name + "_scale");
-      Tensor z(data.dtype(), s1);
-      for (int64_t k = 0; k < n; ++k) {
-        int64_t zv = k < static_cast<int64_t>(zp.size()) ? zp[k] : 0;
-        if (data.dtype() == DType::Int8) z.data<int8_t>()[k] = static_cast<int8_t>(zv);
-        else if (data.dtype() == DType::UInt8) z.data<uint8_t>()[k] = static_cast<uint8_t>(zv);
-        else z.data<int32_t>()[k] = static_cast<int32_t>(zv);
-      }
-      std::string zn = add_const(z, name + "_zero_point");
+      std::string sn = add_const(scale_tensor(d->q, axis < 0), name + "_scale");
+      std::string zn = add_const(zero_point_tensor(d->q, axis < 0), name + "_zero_point");
       cur_base_ = name;
-      auto o = add("DequantizeLinear", {qn, sn, zn}, n == 1 ? std::map<std::string, Attribute>{}
-                                                        : std::map<std::string, Attribute>{{"axis", Attribute::of_int(0)}}, 1);
+      auto o = add("DequantizeLinear", {qn, sn, zn}, axis < 0 ? std::map<std::string, Attribute>{}
+                                                            : std::map<std::string, Attribute>{{"axis", Attribute::of_int(axis)}}, 1);
       rename(o[0], ir);
       values_[full] = RVal::tensor(ir, abstract_of(TypeInfo::tensor(DType::Float32, data.shape())));
       return;
     }
     model_.graph.initializers[ir] = std::move(data);
+  }
+
+  int preferred_axis(const std::string& param, int rank) const {
+    auto prim_of = [&](const std::string& op) -> const mind_ir::PrimitiveProto* {
+      if (op.rfind("REF::", 0) != 0) return nullptr;
+      auto it = prims_.find(op.substr(5));
+      return it == prims_.end() ? nullptr : it->second;
+    };
+    return preferred_axis_in_graph(p_.graph(), prim_of, param, rank);
+  }
+
+  // Activation parameters (mindir-format.md §4) as IR fake quantization: QuantizeLinear then
+  // DequantizeLinear of `v`, made once per value and parameters. nullopt for an entry MindSpore
+  // Lite would not use either (another algorithm, or linear_quant without all its lists).
+  std::optional<LinearQuant> activation_quant(const mind_ir::TensorProto_QuantParamProto& p, const std::string& what) {
+    auto d = decode_linear_quant(p, activation_dtype(p, what), what);
+    if (!d || !d->complete) return std::nullopt;
+    if (d->q.channels() != 1) fail_unsupported("{}: per-channel activation quantization is not supported", what);
+    return d->q;
+  }
+  RVal fake_quant(const RVal& v, const LinearQuant& q, const std::string& q_name, const std::string& dq_name,
+                  const std::string& what) {
+    std::string x = tensor_of(v, what);
+    std::string key = fmt::format("{}|{}|{}|{}", x, q.scale[0], q.zero_point[0], dtype_name(q.dtype));
+    if (auto it = fake_quant_.find(key); it != fake_quant_.end()) return it->second;
+    std::string base = cur_base_;
+    std::string sn = add_const(scale_tensor(q, true), q_name + "_scale");
+    std::string zn = add_const(zero_point_tensor(q, true), q_name + "_zero_point");
+    cur_base_ = q_name;
+    std::string qv = add("QuantizeLinear", {x, sn, zn}, {}, 1)[0];
+    std::string qn = unique(q_name + "_quantized", true);
+    rename(qv, qn);
+    std::string dv = add("DequantizeLinear", {qn, sn, zn}, {}, 1)[0];
+    std::string dn = unique(dq_name, true);
+    rename(dv, dn);
+    cur_base_ = base;
+    Abstract a = abstract_of_value(v);
+    RVal r = RVal::tensor(dn, a);
+    if (a.kind != Abstract::Kind::Unknown) abs_[dn] = a;
+    fake_quant_[key] = r;
+    return r;
+  }
+  bool is_graph_input(const RVal& v) const {
+    if (v.kind != RVal::Kind::Tensor) return false;
+    return std::any_of(model_.graph.inputs.begin(), model_.graph.inputs.end(), [&](const ValueInfo& i) { return i.name == v.name; });
   }
 
   void read_parameters(const mind_ir::GraphProto& G) {
@@ -588,6 +621,8 @@ class Reader {
     std::string prim;
     std::map<std::string, MsValue> attrs;
     Abstract out_abs;
+    const mind_ir::AttributeProto* output_qp = nullptr;  // the primitive's quant_param
+    const mind_ir::AttributeProto* input_qp = nullptr;   // its graph_input_quant_param
     const std::string& op = n.op_type();
     if (op.rfind("REF::", 0) == 0) {
       std::string target = op.substr(5);
@@ -638,7 +673,11 @@ class Reader {
         fail_unsupported("{}: calls of computed values (closures) are not supported", what);
       }
       prim = it->second->op_type();
-      for (const auto& a : it->second->attribute()) attrs[a.name()] = decode_value(a, what + " attribute '" + a.name() + "'");
+      for (const auto& a : it->second->attribute()) {
+        if (a.name() == "quant_param") output_qp = &a;
+        if (a.name() == "graph_input_quant_param") input_qp = &a;
+        attrs[a.name()] = decode_value(a, what + " attribute '" + a.name() + "'");
+      }
     } else {
       prim = op;
       if (prim.rfind("S_Prim_", 0) == 0) prim = prim.substr(7);
@@ -655,6 +694,20 @@ class Reader {
     for (const auto& i : n.input()) ins.push_back(lookup(i, what));
     cur_base_ = base_name(out);
     what = file_ + ": node '" + n.name() + "' (" + prim + ")";
+    // Quantized graph inputs are read through fake quantization by the primitives that say so.
+    if (input_qp)
+      if (auto q = activation_quant(*graph_input_quant_param(*input_qp, what), what))
+        for (auto& v : ins)
+          if (is_graph_input(v)) v = fake_quant(v, *q, v.name, v.name + "_dequantized", what);
+    std::vector<std::optional<LinearQuant>> out_quant;
+    if (output_qp)
+      for (const auto* p : output_quant_params(*output_qp, what)) out_quant.push_back(activation_quant(*p, what));
+    // An Identity that only carries activation parameters (the writer's form for a value whose
+    // other readers read it in float) is the fake quantization itself.
+    if (prim == "Identity" && ins.size() == 1 && !out_quant.empty() && out_quant[0]) {
+      values_[out] = fake_quant(ins[0], *out_quant[0], cur_base_, cur_base_, what);
+      return;
+    }
     RVal result;
     if (is_framework(prim)) {
       result = framework(prim, ins, out_abs, what);
@@ -666,7 +719,15 @@ class Reader {
       result = rule->fn ? rule->fn(ctx) : generic(ctx, rule->ir_op, rule->renames);
     }
     if (result.kind == RVal::Kind::Tensor && result.abs.kind == Abstract::Kind::Unknown) result.abs = out_abs;
-    values_[out] = finalize(result, cur_base_);
+    result = finalize(result, cur_base_);
+    // Output k of the node is quantized with quant_param[k] (a tuple's elements, or the value).
+    for (size_t k = 0; k < out_quant.size(); ++k) {
+      if (!out_quant[k]) continue;
+      RVal* v = result.kind == RVal::Kind::Tuple && k < result.elems.size() ? &result.elems[k] : k == 0 ? &result : nullptr;
+      if (!v || v->kind != RVal::Kind::Tensor) fail("{}: quant_param[{}] names an output the node does not have", what, k);
+      *v = fake_quant(*v, *out_quant[k], v->name, v->name + "_dequantized", what);
+    }
+    values_[out] = result;
   }
 
   RVal framework(const std::string& prim, const std::vector<RVal>& ins, const Abstract& out_abs, const std::string& what) {
@@ -1004,6 +1065,7 @@ class Reader {
   std::map<std::string, std::string> data_files_;
   std::string cur_base_;
   int64_t temp_counter_ = 0;
+  std::map<std::string, RVal> fake_quant_;  // fake_quant results by value and parameters
 };
 
 std::string NodeReader::tensor_of(const RVal& v) { return r_.tensor_of(v, what_); }

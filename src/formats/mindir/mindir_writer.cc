@@ -7,9 +7,11 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 
 #include "formats/mindir/mindir_ops.h"
+#include "formats/mindir/mindir_quant_fold.h"
 #include "formats/mindir/mindir_sequence_forms.h"
 #include "ops/op.h"
 
@@ -42,7 +44,8 @@ class Writer : public WriteCtx {
   friend void write_inline_streamed(Writer& w, const std::string& path);
 
  public:
-  Writer(const Model& m, const WriteOptions& o) : m_(m), opts_(o) {}
+  // `unfolded`: quantized weights to keep as explicit DequantizeLinear nodes (mindir_quant_fold.h).
+  Writer(const Model& m, const WriteOptions& o, std::set<std::string> unfolded = {}) : m_(m), opts_(o), unfolded_(std::move(unfolded)) {}
 
   void run(bool dry_run = false) {
     const Graph& G = m_.graph;
@@ -63,6 +66,7 @@ class Writer : public WriteCtx {
       consts_[name] = &t;
       types_[name] = TypeInfo::tensor(t.dtype(), t.shape());
     }
+    plan_ = plan_quant_folding(m_, unfolded_);
     // Sequences of tensors are dynamic-length lists (mindir_sequence_forms.cc); an optional has no
     // MindSpore type (an input or output is a tensor or None, fixed when the graph is compiled).
     for (const auto& v : G.inputs)
@@ -96,6 +100,7 @@ class Writer : public WriteCtx {
     for (const auto& v : G.value_info) types_.emplace(v.name, v.type);
     for (const auto& v : G.outputs)
       if (v.type.kind != TypeInfo::Kind::Unknown) types_.emplace(v.name, v.type);
+    for (const auto& [name, k] : plan_.graph_inputs) graph_input_quant_[refs_.at(name)] = &plan_.activations[k].params;
 
     for (const Node& n : G.nodes) write_node(n);
     cur_ = nullptr;
@@ -139,8 +144,35 @@ class Writer : public WriteCtx {
       tensor_to_proto(t, p, false);
       p->set_ref_key(name);
       p->set_compression_type(mind_ir::TensorProto::NO_COMPRESSION);
+      if (folded_.count(name)) encode_linear_quant(plan_.weights.at(name).params, p->add_quant_params());
       params_.push_back({p, &t});
     }
+    if (primitives_replaced_) drop_unused_primitives();
+  }
+
+  // Folded weights whose channel axis a reader would not find again (the consuming primitive names
+  // another axis of the same size, see resolve_weight_axis): they must stay explicit.
+  std::set<std::string> unreadable_weight_axes() const {
+    std::map<std::string, const mind_ir::PrimitiveProto*> prims;
+    for (const auto& p : proto_.primitives()) prims[p.name()] = &p;
+    auto prim_of = [&](const std::string& op) -> const mind_ir::PrimitiveProto* {
+      if (op.rfind("REF::", 0) != 0) return nullptr;
+      auto it = prims.find(op.substr(5));
+      return it == prims.end() ? nullptr : it->second;
+    };
+    std::set<std::string> bad;
+    for (const auto& name : folded_) {
+      const auto& w = plan_.weights.at(name);
+      const int want = w.params.channels() == 1 ? -1 : w.axis;
+      int got = -2;
+      try {
+        int pref = preferred_axis_in_graph(proto_.graph(), prim_of, gname_ + ":" + name, w.q->rank());
+        got = resolve_weight_axis(w.params.channels(), w.q->shape(), pref, name);
+      } catch (const Error&) {
+      }
+      if (got != want) bad.insert(name);
+    }
+    return bad;
   }
 
   // Inline weights (raw_data) or external data in `location` (a relative path) with `blob` receiving
@@ -186,6 +218,7 @@ class Writer : public WriteCtx {
     }
     cur_ = &n;
     infer(n, OpRegistry::global(), static_cast<int>(m_.opset("")));
+    if (write_folded_quant(n)) return;
     if (n.op_type == "Constant" && n.domain.empty()) {
       owned_.push_back(constant_node_tensor(n));
       consts_[n.outputs.at(0)] = &owned_.back();
@@ -340,6 +373,7 @@ class Writer : public WriteCtx {
     return ref(cur_->inputs[i]);
   }
   const Tensor* constant(const std::string& ir) const override {
+    if (folded_.count(ir)) return nullptr;  // an int8 parameter standing for float values, not a constant
     auto it = consts_.find(ir);
     return it == consts_.end() ? nullptr : it->second;
   }
@@ -396,6 +430,16 @@ class Writer : public WriteCtx {
       a->set_name(k);
       encode_value(v, a);
     }
+    // A quantized graph input is read quantized by every primitive that reads it (MindSpore's
+    // graph_input_quant_param); the plan leaves at most one per IR node.
+    const LinearQuant* input_quant = nullptr;
+    for (const auto& i : inputs)
+      if (auto g = graph_input_quant_.find(i); g != graph_input_quant_.end()) {
+        if (input_quant && input_quant != g->second)
+          fail_unsupported("{}: one primitive reads two quantized graph inputs", cur_ ? cur_->label() : prim);
+        input_quant = g->second;
+      }
+    if (input_quant) encode_graph_input_quant_param(*input_quant, pp.add_attribute());
     pp.set_instance_name("");
     std::string key = pp.SerializeAsString();
     std::string pname;
@@ -405,6 +449,7 @@ class Writer : public WriteCtx {
     } else {
       pname = prim + ":" + std::to_string(++counter_);
       pp.set_name(pname);
+      prim_index_[pname] = proto_.primitives_size();
       *proto_.add_primitives() = pp;
       prim_cache_[key] = pname;
     }
@@ -456,9 +501,90 @@ class Writer : public WriteCtx {
       }
     }
     refs_[ir_output] = final_ref;
+    if (auto q = plan_.producer_outputs.find(ir_output); q != plan_.producer_outputs.end() && !outer_.size()) {
+      attach_output_quant(final_ref, plan_.activations[q->second].params);
+      quant_attached_.insert(ir_output);
+    }
   }
 
  private:
+  // QuantizeLinear/DequantizeLinear nodes the plan folds into quantization parameters.
+  bool write_folded_quant(const Node& n) {
+    if (auto w = plan_.weight_nodes.find(&n); w != plan_.weight_nodes.end()) {
+      const auto& fw = plan_.weights.at(w->second);
+      consts_[w->second] = fw.q;  // written as the int8 parameter, named as the float weight was
+      folded_.insert(w->second);
+      types_[w->second] = TypeInfo::tensor(DType::Float32, fw.q->shape());
+      return true;
+    }
+    auto a = plan_.activation_nodes.find(&n);
+    if (a == plan_.activation_nodes.end()) return false;
+    if (n.op_type == "QuantizeLinear") return true;  // the pair is written at its DequantizeLinear
+    const auto& act = plan_.activations[a->second];
+    const std::string& dq = n.outputs.at(0);
+    if (const TypeInfo* t = type(act.value)) types_[dq] = *t;
+    chain_start_ = g_->node_size();
+    const bool on_producer = act.carrier == QuantFoldPlan::Carrier::Producer && quant_attached_.count(act.value);
+    if (on_producer || act.carrier == QuantFoldPlan::Carrier::GraphInput) {
+      refs_[dq] = ref(act.value);
+      return true;
+    }
+    if (auto done = identity_refs_.find(a->second); done != identity_refs_.end()) {
+      refs_[dq] = done->second;
+      return true;
+    }
+    std::string r = call("Identity", {}, {ref(act.value)}, abstract(act.value));
+    attach_output_quant(r, act.params);
+    bind(dq, r);
+    identity_refs_[a->second] = refs_.at(dq);
+    return true;
+  }
+
+  // Puts activation parameters on the primitive of the node that outputs `r` (an instance of its
+  // own unless an identical one exists: primitives are shared between nodes).
+  void attach_output_quant(const std::string& r, const LinearQuant& q) {
+    auto it = node_index_.find(r);
+    if (it == node_index_.end() || it->second.first != g_) fail("{}: internal: no node outputs '{}'", cur_->label(), r);
+    auto* node = g_->mutable_node(it->second.second);
+    const std::string old = node->op_type().substr(5);
+    mind_ir::PrimitiveProto pp = proto_.primitives(prim_index_.at(old));
+    pp.clear_name();
+    for (const auto& a : pp.attribute())
+      if (a.name() == "quant_param") fail_unsupported("{}: two quantized values from one primitive call", cur_->label());
+    encode_output_quant_param(q, pp.add_attribute());
+    std::string key = pp.SerializeAsString();
+    auto c = prim_cache_.find(key);
+    std::string pname;
+    if (c != prim_cache_.end()) {
+      pname = c->second;
+    } else {
+      pname = pp.op_type() + ":" + std::to_string(++counter_);
+      pp.set_name(pname);
+      prim_index_[pname] = proto_.primitives_size();
+      *proto_.add_primitives() = pp;
+      prim_cache_[key] = pname;
+    }
+    node->set_op_type("REF::" + pname);
+    primitives_replaced_ = true;
+  }
+
+  // Primitive instances left without a node after attach_output_quant.
+  void drop_unused_primitives() {
+    std::set<std::string> used;
+    auto scan = [&](const mind_ir::GraphProto& g) {
+      for (const auto& n : g.node())
+        if (n.op_type().rfind("REF::", 0) == 0) used.insert(n.op_type().substr(5));
+    };
+    scan(proto_.graph());
+    for (const auto& f : proto_.functions()) scan(f);
+    google::protobuf::RepeatedPtrField<mind_ir::PrimitiveProto> kept;
+    for (auto& p : *proto_.mutable_primitives())
+      if (used.count(p.name())) *kept.Add() = std::move(p);
+    proto_.mutable_primitives()->Swap(&kept);
+    prim_index_.clear();
+    for (int k = 0; k < proto_.primitives_size(); ++k) prim_index_[proto_.primitives(k).name()] = k;
+  }
+
   void generic(const ExportRule& rule) {
     const Node& n = *cur_;
     std::vector<std::string> ins;
@@ -546,7 +672,26 @@ class Writer : public WriteCtx {
   std::vector<Outer> outer_;
   std::set<std::string> renamed_;
   std::vector<std::string> unsupported_;
+  std::set<std::string> unfolded_;
+  QuantFoldPlan plan_;
+  std::set<std::string> folded_;          // weights written as quantized parameters
+  std::set<std::string> quant_attached_;  // Producer carriers whose primitive got quant_param
+  std::map<size_t, std::string> identity_refs_;  // Identity carriers written, by activation index
+  std::map<std::string, const LinearQuant*> graph_input_quant_;  // graph input reference -> parameters
+  std::map<std::string, int> prim_index_;  // primitive name -> index in proto_.primitives
+  bool primitives_replaced_ = false;
 };
+
+// Writes the model; a second time when some folded weight's axis would not read back.
+std::unique_ptr<Writer> run_writer(const Model& model, const WriteOptions& opts) {
+  auto w = std::make_unique<Writer>(model, opts);
+  w->run();
+  std::set<std::string> bad = w->unreadable_weight_axes();
+  if (bad.empty()) return w;
+  w = std::make_unique<Writer>(model, opts, std::move(bad));
+  w->run();
+  return w;
+}
 
 void write_file_atomic(const std::string& path, const std::string& bytes) {
   std::string tmp = path + ".tmp";
@@ -649,8 +794,8 @@ void write_inline_streamed(Writer& w, const std::string& path) {
 }  // namespace
 
 std::string export_mindir_bytes(const Model& model, const WriteOptions& opts) {
-  Writer w(model, opts);
-  w.run();
+  auto wp = run_writer(model, opts);
+  Writer& w = *wp;
   w.fill_weights(false, "", nullptr);
   std::string bytes;
   if (!w.proto_.SerializeToString(&bytes))
@@ -659,8 +804,8 @@ std::string export_mindir_bytes(const Model& model, const WriteOptions& opts) {
 }
 
 std::string save_mindir(const Model& model, const std::string& path, const WriteOptions& opts) {
-  Writer w(model, opts);
-  w.run();
+  auto wp = run_writer(model, opts);
+  Writer& w = *wp;
   if (w.param_bytes() <= opts.split_threshold) {
     write_inline_streamed(w, path);
     return path;

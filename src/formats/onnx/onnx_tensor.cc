@@ -14,6 +14,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
+bool is_4bit(DType dt) { return dt == DType::Int4 || dt == DType::UInt4; }
+
+// ONNX packs 4-bit elements two per byte, element 2k in the low nibble of byte k and 2k+1 in the
+// high nibble; the IR keeps one element per byte.
+Tensor unpack_4bit(DType dt, const Shape& shape, const uint8_t* packed) {
+  Tensor t(dt, shape);
+  auto* out = static_cast<uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const uint8_t nibble = (packed[i / 2] >> (i % 2 ? 4 : 0)) & 0x0f;
+    out[i] = dt == DType::Int4 && nibble >= 8 ? uint8_t(nibble | 0xf0) : nibble;  // sign-extend int4
+  }
+  return t;
+}
+
+std::string pack_4bit(const Tensor& t) {
+  std::string packed(static_cast<size_t>((t.numel() + 1) / 2), '\0');
+  const auto* in = static_cast<const uint8_t*>(t.raw());
+  for (int64_t i = 0; i < t.numel(); ++i) packed[i / 2] = char(uint8_t(packed[i / 2]) | (in[i] & 0x0f) << (i % 2 ? 4 : 0));
+  return packed;
+}
+
+size_t packed_4bit_bytes(const Shape& shape) { return static_cast<size_t>((shape_numel(shape) + 1) / 2); }
+
 // Keeps a read-only mapping of an external data file alive for the tensors viewing it.
 struct MappedFile {
   void* addr = nullptr;
@@ -56,7 +79,8 @@ Tensor external_tensor(const onnx::TensorProto& p, DType dt, const Shape& shape,
          "model",
          what, location, base.string());
   auto m = map_file(full.string(), what);
-  size_t need = static_cast<size_t>(shape_numel(shape)) * dtype_size(dt);
+  const bool packed = is_4bit(dt);
+  size_t need = packed ? packed_4bit_bytes(shape) : static_cast<size_t>(shape_numel(shape)) * dtype_size(dt);
   if (length >= 0 && static_cast<size_t>(length) < need)
     fail("{}: external data length {} is smaller than the {} bytes the shape {} needs", what, length, need,
          shape_str(shape));
@@ -65,6 +89,7 @@ Tensor external_tensor(const onnx::TensorProto& p, DType dt, const Shape& shape,
          offset, need);
   if (need == 0) return Tensor(dt, shape);
   const char* base_ptr = static_cast<const char*>(m->addr) + offset;
+  if (packed) return unpack_4bit(dt, shape, reinterpret_cast<const uint8_t*>(base_ptr));
   if (reinterpret_cast<uintptr_t>(base_ptr) % 16 != 0) {  // unaligned: copy so kernels get aligned data
     Tensor t(dt, shape);
     std::memcpy(t.raw(), base_ptr, need);
@@ -110,6 +135,18 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& base_dir
     for (int i = 0; i < p.string_data_size(); ++i) out[i] = p.string_data(i);
     return t;
   }
+  if (is_4bit(dt)) {
+    const size_t need = packed_4bit_bytes(shape);
+    std::string bytes;
+    if (p.has_raw_data()) {
+      bytes = p.raw_data();
+    } else {  // int32_data holds one packed byte per value
+      for (int32_t v : p.int32_data()) bytes.push_back(char(uint8_t(v)));
+    }
+    if (bytes.size() != need)
+      fail("{}: holds {} packed bytes but shape {} of {} needs {}", what, bytes.size(), shape_str(shape), dtype_name(dt), need);
+    return unpack_4bit(dt, shape, reinterpret_cast<const uint8_t*>(bytes.data()));
+  }
   if (p.has_raw_data()) {
     if (p.raw_data().size() != t.nbytes())
       fail("{}: raw_data has {} bytes but shape {} of {} needs {}", what, p.raw_data().size(), shape_str(shape),
@@ -146,6 +183,7 @@ void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto
     for (int64_t i = 0; i < t.numel(); ++i) p->add_string_data(s[i]);
     return;
   }
+  if (is_4bit(t.dtype())) return p->set_raw_data(pack_4bit(t));
   p->set_raw_data(t.raw(), t.nbytes());
 }
 

@@ -3,24 +3,71 @@
 // layout the chosen implementation wants; 1-D, 2-D and 3-D, grouped and depthwise, any
 // pads/strides/dilations. Rank-4 convolutions read and write the channel-blocked layout when the
 // session places their neighbours' values in it; otherwise they reorder at their own boundary.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 #include <unordered_map>
+
+#include <omp.h>
 
 #include "ops/conv_pool_util.h"
 #include "ops/ms_domain.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/kernels/onednn_autotune.h"
 #include "runtime/kernels/onednn_util.h"
 
 namespace ms::rt {
 namespace {
 
 constexpr size_t kZ = 3;  // FusedConv's residual input
-// Below this many input or output channels Winograd's transforms cost more than they save
-// (ResNet-50's 64-channel 56x56 layer took 4x the direct method's time; 128 channels and up ran
-// 1.3-3x faster).
-constexpr int64_t kWinogradMinChannels = 128;
+// 3x3 stride-1 convolutions with at least this many input and output channels are timed with
+// every Winograd and direct implementation oneDNN offers, and run with the fastest
+// (onednn_autotune.h). Below it Winograd's transforms cost more than they save.
+constexpr int64_t kWinogradMinChannels = 32;
+// Without timing (MS_AUTOTUNE=0) Winograd is taken from this many channels on (ResNet-50: 128
+// channels and up ran F(2x2,3x3) 1.3-3x faster than direct).
+constexpr int64_t kWinogradUntimedChannels = 128;
+// Packed weights up to this size may take any implementation's layout, however much larger.
+constexpr size_t kSmallWeightBytes = size_t(4) << 20;
+
+using ConvPd = dnnl::convolution_forward::primitive_desc;
+
+bool is_reference_impl(const ConvPd& pd) { return std::string(pd.impl_info_str()).rfind("ref", 0) == 0; }
+
+ConvPd clone_pd(const ConvPd& pd) {
+  dnnl_primitive_desc_t copy = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_desc_clone(&copy, pd.get()), "could not clone a convolution descriptor");
+  return ConvPd(copy);
+}
+
+// Every implementation oneDNN has for the Winograd and the direct algorithm, but its reference
+// ones (slow by design), without repeats; the preferred algorithm's first. The descriptor must
+// outlive the iteration: oneDNN's iterator reads it again on each next_impl().
+template <typename MakeDesc>
+std::vector<ConvPd> implementations(const MakeDesc& make_desc, const dnnl::primitive_attr& attr, bool winograd_first) {
+  std::vector<ConvPd> r;
+  std::set<std::string> seen;
+  std::vector<dnnl::algorithm> order = {dnnl::algorithm::convolution_winograd, dnnl::algorithm::convolution_direct};
+  if (!winograd_first) std::reverse(order.begin(), order.end());
+  for (auto alg : order) {
+    try {
+      const auto desc = make_desc(alg);
+      ConvPd pd(desc, attr, cpu_engine());
+      do {
+        if (!is_reference_impl(pd) && seen.insert(pd.impl_info_str()).second) r.push_back(clone_pd(pd));
+      } while (pd.next_impl());
+    } catch (const dnnl::error&) {
+      // no implementation of this algorithm for this ISA, shape or post-op
+    }
+  }
+  return r;
+}
 
 class OnednnConv : public FastKernel {
  public:
@@ -171,36 +218,43 @@ class OnednnConv : public FastKernel {
     attr.set_post_ops(ops);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the session's shared scratch buffer
     const auto fwd = dnnl::prop_kind::forward_inference;
-    // 3x3 stride-1 convolutions between many channels run Winograd F(2x2, 3x3): 2.25x fewer
-    // multiplications than the direct method, outputs 2e-6 mean relative error from the
-    // reference kernels on ResNet-50.
+    // 3x3 stride-1 convolutions between many channels may run Winograd: F(2x2,3x3) does 2.25x and
+    // F(4x4,3x3) 4x fewer multiplications than the direct method (outputs within 1e-5 relative of
+    // the reference kernels on ResNet-50).
     bool unit_steps = true;
     for (size_t d = 0; d < strides.size(); ++d) unit_steps = unit_steps && strides[d] == 1 && dilates[d] == 0;
-    const bool winograd = xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 && unit_steps &&
-                          xs[1] >= kWinogradMinChannels && M >= kWinogradMinChannels;
-    auto alg = winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
-    auto make_pd = [&] {
-      auto desc = has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), p->bias_md, dst_req,
-                                                             strides, dilates, pad_l, pad_r)
-                           : dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), dst_req, strides, dilates,
-                                                             pad_l, pad_r);
-      return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    const bool winograd_shape = xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 && unit_steps &&
+                                xs[1] >= kWinogradMinChannels && M >= kWinogradMinChannels;
+    auto make_desc = [&](dnnl::algorithm alg) {
+      return has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), p->bias_md, dst_req, strides,
+                                                        dilates, pad_l, pad_r)
+                      : dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), dst_req, strides, dilates, pad_l,
+                                                        pad_r);
     };
-    std::optional<dnnl::convolution_forward::primitive_desc> made;
-    try {
-      made = make_pd();
-    } catch (const dnnl::error&) {
-      if (!winograd) throw;
-      alg = dnnl::algorithm::convolution_direct;  // no Winograd kernel for this ISA or post-op
-      made = make_pd();
-    }
-    auto pd = *made;
+    auto make_pd = [&](dnnl::algorithm alg) { return ConvPd(make_desc(alg), attr, cpu_engine()); };
+    auto pd = make_pd(dnnl::algorithm::convolution_direct);
     // A fixed layout on one side and a free one on the other can leave only oneDNN's slow
     // reference implementation (depthwise does); blocked on both sides has a fast one.
-    if (xs.size() == 4 && std::string(pd.impl_info_str()).rfind("ref", 0) == 0) {
+    if (xs.size() == 4 && is_reference_impl(pd)) {
       src_req = blocked_f32_desc(xs);
       dst_req = blocked_f32_desc(p->y_shape);
-      pd = make_pd();
+      pd = make_pd(dnnl::algorithm::convolution_direct);
+    }
+    if (winograd_shape && weights_.defined()) {
+      auto candidates = implementations(make_desc, attr, xs[1] >= kWinogradUntimedChannels);
+      // Winograd weights grow with the tile: F(2x2,3x3) holds 16/9 and F(4x4,3x3) 36/9 of the
+      // plain size (ResNet-50's 512-channel layers: 38 MB each instead of 9.4). Speed is not
+      // bought with more than about twice the weight memory, except for small layers.
+      const size_t plain_bytes = p->user_wmd.get_size();
+      std::erase_if(candidates, [&](const ConvPd& c) {
+        return c.weights_desc().get_size() > std::max(2 * plain_bytes, kSmallWeightBytes);
+      });
+      std::vector<TimedCandidate> timed;
+      for (const auto& c : candidates) timed.push_back({c.impl_info_str(), timed_run(c, *p)});
+      const std::string key = fmt::format("conv {} w {} bias {} z {}{} act {} in {} out {} threads {}", shape_str(xs),
+                                          shape_str(wdims), has_bias, has_z, p->z_binary, int(act_.kind), x_blocked_,
+                                          y_blocked_, omp_get_max_threads());
+      if (!candidates.empty()) pd = candidates[fastest_candidate(key, timed)];
     }
     p->prim = dnnl::convolution_forward(pd);
     p->src_md = pd.src_desc();
@@ -215,6 +269,33 @@ class OnednnConv : public FastKernel {
       reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());
     }
     return p;
+  }
+
+  // One execution of implementation `pd` on zeroed scratch tensors shaped like plan `p`'s, for
+  // timing (the constant weights reordered for it).
+  std::function<void()> timed_run(const ConvPd& pd, const Plan& p) const {
+    struct Run {
+      dnnl::convolution_forward prim;
+      std::unordered_map<int, dnnl::memory> args;
+    };
+    auto zeroed = [](const dnnl::memory::desc& md) {
+      dnnl::memory m(md, cpu_engine());
+      std::memset(m.get_data_handle(), 0, md.get_size());
+      return m;
+    };
+    auto run = std::make_shared<Run>(Run{dnnl::convolution_forward(pd), {}});
+    run->args[DNNL_ARG_SRC] = zeroed(pd.src_desc());
+    run->args[DNNL_ARG_DST] = zeroed(pd.dst_desc());
+    dnnl::memory w(pd.weights_desc(), cpu_engine());
+    reorder(p.user_wmd, weights_.raw(), pd.weights_desc(), w.get_data_handle());
+    run->args[DNNL_ARG_WEIGHTS] = w;
+    if (p.has_bias) run->args[DNNL_ARG_BIAS] = zeroed(pd.bias_desc());
+    if (pd.scratchpad_desc().get_size()) run->args[DNNL_ARG_SCRATCHPAD] = zeroed(pd.scratchpad_desc());
+    if (p.z_binary) run->args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = zeroed(p.z_md);
+    return [run] {
+      run->prim.execute(cpu_stream(), run->args);
+      cpu_stream().wait();
+    };
   }
 
   const Node& node_;

@@ -47,6 +47,7 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_concat_kernels(r);
     register_slice_kernels(r);
     register_gather_kernels(r);
+    register_rnn_kernels(r);
     return r;
   }();
   return reg;

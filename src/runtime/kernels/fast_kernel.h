@@ -117,5 +117,6 @@ void register_transpose_kernels(FastKernelRegistry& r);
 void register_concat_kernels(FastKernelRegistry& r);
 void register_slice_kernels(FastKernelRegistry& r);
 void register_gather_kernels(FastKernelRegistry& r);
+void register_rnn_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt

@@ -23,4 +23,20 @@ void parallel_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& f, 
   }
 }
 
+int max_threads() { return omp_get_max_threads(); }
+
+void parallel_team(int threads, const std::function<void(int, int)>& f) {
+  threads = std::max(1, std::min(threads, omp_get_max_threads()));
+  if (threads == 1) {
+    f(0, 1);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  f(omp_get_thread_num(), omp_get_num_threads());
+}
+
+void team_barrier() {
+#pragma omp barrier
+}
+
 }  // namespace ms::rt

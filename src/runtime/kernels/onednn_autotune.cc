@@ -1,0 +1,45 @@
+#include "runtime/kernels/onednn_autotune.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+
+namespace ms::rt {
+namespace {
+
+constexpr int kRounds = 4;  // the first round also warms caches and JIT code
+
+bool autotune_enabled() {
+  const char* v = std::getenv("MS_AUTOTUNE");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+}  // namespace
+
+size_t fastest_candidate(const std::string& key, const std::vector<TimedCandidate>& candidates) {
+  if (candidates.size() < 2 || !autotune_enabled()) return 0;
+  static std::mutex mu;
+  static std::map<std::string, size_t> decided;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = decided.find(key); it != decided.end() && it->second < candidates.size()) return it->second;
+  }
+  std::vector<double> best(candidates.size(), std::numeric_limits<double>::infinity());
+  for (int round = 0; round < kRounds; ++round)
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      candidates[i].run();
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (round > 0) best[i] = std::min(best[i], ms);
+    }
+  const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
+  std::lock_guard<std::mutex> lock(mu);
+  decided[key] = pick;
+  return pick;
+}
+
+}  // namespace ms::rt

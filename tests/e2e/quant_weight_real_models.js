@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// `ms quant --quantType WEIGHT_QUANT` on one real model of tests/real_models/data/manifest.json,
+// judged against ONNX Runtime's float32 outputs stored beside the manifest (not against anything
+// ms computed):
+//   --bitNum 8: the file is at most 30% of the float model's and every output of `ms run` on it has
+//               cosine >= 0.999 with ONNX Runtime's float32 output on the manifest's inputs;
+//   --bitNum 4: the file is at most INT4_LIMITS' share of the float model's (blocked int4, opset
+//               21), ONNX Runtime loads and runs it to the values `ms run` computes on it (cosine
+//               >= 0.99999), and its outputs keep INT4_LIMITS' cosine with the float32 reference.
+// Prints the size ratio and cosines (the README's figures). Usage:
+//   node quant_weight_real_models.js MS_BINARY WORK_DIR MODEL_NAME BITS
+// A model that scripts/fetch_models.sh has not installed fails the test (it is in the manifest).
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+const [ms, work, name, bitsArg] = process.argv.slice(2);
+// 4-bit floors: the figures measured with the default --groupSize (README), less a margin for
+// kernel changes. A model missing here fails: measure it and add it.
+const INT4_LIMITS = {
+};
+const bits = Number(bitsArg);
+const root = path.resolve(__dirname, '..', '..');
+const data = path.join(root, 'tests', 'real_models', 'data');
+const models = path.join(root, 'tests', 'real_models', 'node_modules');
+const manifest = JSON.parse(fs.readFileSync(path.join(data, 'manifest.json'), 'utf8'));
+const entry = manifest.models.find((m) => m.name === name);
+if (!entry) throw new Error(`${name} is not in the manifest`);
+const modelFile = path.join(models, entry.model);
+if (!fs.existsSync(modelFile)) {
+  console.error(`FAIL: ${modelFile} is missing: run scripts/fetch_models.sh`);
+  process.exit(1);
+}
+
+function readNpy(file) {
+  const b = fs.readFileSync(file);
+  const hlen = b[6] === 1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
+  const off = b[6] === 1 ? 10 : 12;
+  const header = b.toString('latin1', off, off + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
+  const body = b.subarray(off + hlen);
+  const copy = new Uint8Array(body.length);
+  copy.set(body);
+  const types = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array] };
+  if (!types[descr]) throw new Error(`${file}: unsupported dtype ${descr}`);
+  const [type, C] = types[descr];
+  return { type, dims, data: new C(copy.buffer, 0, body.length / C.BYTES_PER_ELEMENT) };
+}
+
+function cosine(a, b) {
+  if (a.length !== b.length) throw new Error(`output sizes differ: ${a.length} vs ${b.length}`);
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; ++i) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  if (aa === 0 && bb === 0) return 1;
+  return ab / Math.sqrt(aa * bb);
+}
+
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+const inputs = entry.inputs.map((f) => path.join(data, f));
+const refs = entry.outputs.map((f) => readNpy(path.join(data, f)));
+const q = path.join(work, `${name}.w${bits}.onnx`);
+const log = execFileSync(ms, ['quant', '--modelFile', modelFile, '--quantType', 'WEIGHT_QUANT', '--bitNum', String(bits),
+  '--inputFile', inputs.join(','), '--outputFile', q], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const ratio = fs.statSync(q).size / fs.statSync(modelFile).size;
+const outDir = path.join(work, `${name}.w${bits}.out`);
+execFileSync(ms, ['run', '--modelFile', q, '--inDataFile', inputs.join(','), '--outputDir', outDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+const ours = refs.map((_, i) => readNpy(path.join(outDir, `output_${i}.npy`)));
+const cos = refs.map((r, i) => cosine(ours[i].data, r.data));
+
+const failures = [];
+console.log(`${name} --bitNum ${bits}: file ${(100 * ratio).toFixed(1)}% of fp32, output cosine vs ONNX Runtime fp32: ` +
+  cos.map((c, i) => `${entry.output_names[i]} ${c.toFixed(6)}`).join(', '));
+if (bits === 8) {
+  if (!(ratio <= 0.30)) failures.push(`file is ${(100 * ratio).toFixed(1)}% of the float model (> 30%)`);
+  cos.forEach((c, i) => { if (!(c >= 0.999)) failures.push(`output ${entry.output_names[i]} cosine ${c} < 0.999`); });
+} else {
+  if (!INT4_LIMITS[name]) failures.push(`no 4-bit limits for ${name} in INT4_LIMITS`);
+  const { max4, min4 } = INT4_LIMITS[name] || { max4: 0, min4: 1 };
+  if (!(ratio <= max4)) failures.push(`file is ${(100 * ratio).toFixed(1)}% of the float model (> ${100 * max4}%)`);
+  cos.forEach((c, i) => { if (!(c >= min4)) failures.push(`output ${entry.output_names[i]} cosine ${c} < ${min4}`); });
+  let ort;
+  try {
+    ort = require(path.join(root, 'tests', 'real_models', 'reference', 'node_modules', 'onnxruntime-node'));
+  } catch (e) {
+    console.error('FAIL: onnxruntime-node is missing (tests/real_models/reference/node_modules): run scripts/fetch_models.sh');
+    process.exit(1);
+  }
+  (async () => {
+    const session = await ort.InferenceSession.create(q, { graphOptimizationLevel: 'disabled' });
+    const feeds = {};
+    inputs.forEach((f, i) => {
+      const t = readNpy(f);
+      feeds[entry.input_names[i]] = new ort.Tensor(t.type, t.data, t.dims);
+    });
+    const res = await session.run(feeds);
+    entry.output_names.forEach((n, i) => {
+      const c = cosine(res[n].data, ours[i].data);
+      console.log(`  ONNX Runtime on the int4 file vs ms run on it: ${n} cosine ${c.toFixed(8)}`);
+      if (!(c >= 0.99999)) failures.push(`ONNX Runtime and ms run disagree on the int4 file: ${n} cosine ${c}`);
+    });
+    finish();
+  })().catch((e) => {
+    console.error(`FAIL: ONNX Runtime cannot run the int4 file ${q}: ${e.message}`);
+    process.exit(1);
+  });
+}
+if (bits === 8) finish();
+
+function finish() {
+  if (failures.length) {
+    console.error(`FAIL: ${name} --bitNum ${bits}:\n  ` + failures.join('\n  ') + '\n' + log);
+    process.exit(1);
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+  console.log('PASS');
+}
