@@ -12,10 +12,13 @@
 //   Q(MatMul(DQ(a_q), DQ(b_q))) = QLinearMatMul(...), see QuantizedMatMulPattern.
 // Runs before fold_constants in the cpu pipeline: folding would turn DQ(w_q) back into float weights.
 // x must be quantized per tensor, w per tensor or per output channel with zero points 0 (symmetric,
-// as ms quant writes it).
+// as ms quant writes it). B is a float constant (ms quant) or DQ(b_q) of a constant int32 b_q, as
+// ONNX Runtime's quantizer writes it (scale x_s·w_s: its QLinearConv bias comes back exactly).
 #include <cmath>
+#include <optional>
 
 #include "ops/fused_activation.h"
+#include "ops/op_call.h"
 #include "ops/ms_domain.h"
 #include "passes/pass_list.h"
 
@@ -30,9 +33,29 @@ struct Found {
   FusedActivation act;
   std::string z;
   const Node* quantize = nullptr;  // the QuantizeLinear that becomes the output (QLinearConv form)
+  std::optional<Tensor> bias;      // the float bias values, when the Conv has a bias
 };
 
 bool is_int8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+
+// The float values of a Conv bias: a float32 constant, or DequantizeLinear of a constant int32
+// tensor with constant scales and zero points (computed with DequantizeLinear's reference kernel).
+std::optional<Tensor> float_bias(Rewriter& rw, const Node& conv, const std::string& name) {
+  if (const Tensor* b = rw.constant(name)) {
+    if (b->dtype() == DType::Float32) return *b;
+    return std::nullopt;
+  }
+  const Node* dq = input_producer(rw, conv, 2, "DequantizeLinear");
+  if (!dq || dq->inputs.size() < 2) return std::nullopt;
+  std::vector<Tensor> in;
+  for (const auto& i : dq->inputs) {
+    const Tensor* t = i.empty() ? nullptr : rw.constant(i);
+    if (!t && !i.empty()) return std::nullopt;
+    in.push_back(t ? *t : Tensor());
+  }
+  if (in[0].dtype() != DType::Int32 || in[1].dtype() != DType::Float32) return std::nullopt;
+  return call_reference(dq->op_type, in, dq->attrs, rw.opset(), dq->name).at(0);
+}
 
 bool all_zero(const Tensor* t) {
   if (!t) return true;
@@ -82,8 +105,8 @@ class QuantizedConvPattern : public TypedPattern<Found> {
     for (double s : ws->to_double_vector())
       if (!(s > 0)) return NoMatch{"a weight scale is not positive"};
     if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
-      const Tensor* b = rw.constant(conv.inputs[2]);
-      if (!b || b->dtype() != DType::Float32) return NoMatch{"the bias is not a constant float tensor"};
+      f.bias = float_bias(rw, conv, conv.inputs[2]);
+      if (!f.bias) return NoMatch{"the bias is neither a constant float tensor nor DequantizeLinear of a constant int32 one"};
     }
     // The tail: an optional residual add, an optional activation, an optional QuantizeLinear.
     std::string v = conv.outputs[0];
@@ -139,7 +162,9 @@ class QuantizedConvPattern : public TypedPattern<Found> {
     } else {
       n.op_type = "QConvFloatOut";
       n.domain = kMsDomain;
-      n.inputs.push_back(has_bias ? conv.inputs[2] : "");
+      std::string bias;
+      if (has_bias) bias = rw.constant(conv.inputs[2]) ? conv.inputs[2] : rw.add_initializer(conv.name + "_bias", *f.bias);
+      n.inputs.push_back(bias);
       if (!f.z.empty()) n.inputs.push_back(f.z);
       if (!f.act.name.empty()) {
         n.attrs["activation"] = Attribute::of_string(f.act.name);
@@ -164,8 +189,7 @@ class QuantizedConvPattern : public TypedPattern<Found> {
   }
 
   static Tensor int32_bias(Rewriter& rw, const Found& f) {
-    const Node& conv = rw.node(f.conv);
-    const auto b = rw.constant(conv.inputs[2])->to_double_vector();
+    const auto b = f.bias->to_double_vector();
     const auto ws = rw.constant(f.dq_w->inputs[1])->to_double_vector();
     const float xs = float(rw.constant(f.dq_x->inputs[1])->as_double(0));
     std::vector<int32_t> q(b.size());

@@ -1,8 +1,13 @@
-// 3x3 stride-1 convolutions with at least 128 input and output channels, the ones the oneDNN conv
-// kernel runs with Winograd F(2x2, 3x3) (runtime/kernels/conv_onednn.cc; direct where the CPU has
-// no Winograd kernel), against the reference kernel: odd spatial sizes, with and without padding,
-// bias, fused activation, residual input, batch 2, and in a blocked-layout chain.
+// 3x3 stride-1 convolutions between many channels, the ones the oneDNN conv kernel may run with
+// Winograd F(2x2, 3x3) or F(4x4, 3x3) (runtime/kernels/conv_onednn.cc times them against the
+// direct method and keeps the fastest), against the reference kernel: odd spatial sizes, with and
+// without padding, bias, fused activation, residual input, batch 2, in a blocked-layout chain, and
+// with each implementation forced in turn.
+#include <chrono>
+#include <thread>
+
 #include "fast_kernels_util.h"
+#include "runtime/kernels/onednn_autotune.h"
 
 namespace ms::test {
 namespace {
@@ -44,6 +49,36 @@ TEST(FastConvWinograd, BlockedChain) {
   s.inputs = {{"x", random_tensor({1, 5, 15, 10}, 9)}};
   s.outputs = {"y"};
   check_against_reference(s, {"Conv"}, 1e-4, 1e-4, 1);
+}
+
+// Whichever implementation the timing picks must be right: each one forced in turn (a name the
+// CPU has no kernel for falls back to the first candidate).
+TEST(FastConvWinograd, EveryImplementationMatchesReference) {
+  for (const char* impl : {"wino_2x3", "wino_4x3", "jit:"}) {
+    SCOPED_TRACE(impl);
+    rt::force_implementation(impl);
+    check_against_reference(winograd_conv({1, 64, 15, 13}, 64, {1, 1, 1, 1}, "Relu", false), {"FusedConv"}, 1e-4, 1e-4, 1);
+    check_against_reference(winograd_conv({1, 128, 14, 14}, 128, {1, 1, 1, 1}, "", true), {"FusedConv"}, 1e-4, 1e-4, 1);
+    check_against_reference(winograd_conv({2, 32, 9, 12}, 48, {0, 0, 0, 0}, "Relu", false), {"FusedConv"}, 1e-4, 1e-4, 2);
+  }
+  rt::force_implementation("");
+}
+
+TEST(OnednnAutotune, PicksTheFastestAndRemembersIt) {
+  int slow_runs = 0, fast_runs = 0;
+  std::vector<rt::TimedCandidate> c = {
+      {"slow", [&] { ++slow_runs, std::this_thread::sleep_for(std::chrono::milliseconds(4)); }},
+      {"fast", [&] { ++fast_runs; }},
+  };
+  EXPECT_EQ(rt::fastest_candidate("autotune test key", c), 1u);
+  EXPECT_GT(fast_runs, 1);
+  EXPECT_EQ(slow_runs, fast_runs);  // interleaved rounds
+  const int before = fast_runs;
+  EXPECT_EQ(rt::fastest_candidate("autotune test key", c), 1u);
+  EXPECT_EQ(fast_runs, before);  // decided once per key
+  rt::force_implementation("slow");
+  EXPECT_EQ(rt::fastest_candidate("autotune test key", c), 0u);
+  rt::force_implementation("");
 }
 
 }  // namespace

@@ -272,7 +272,8 @@ class OnednnConv : public FastKernel {
   }
 
   // One execution of implementation `pd` on zeroed scratch tensors shaped like plan `p`'s, for
-  // timing (the constant weights reordered for it).
+  // timing (the constant weights reordered for it); allocated on the first call only, so that
+  // candidates never timed cost no memory.
   std::function<void()> timed_run(const ConvPd& pd, const Plan& p) const {
     struct Run {
       dnnl::convolution_forward prim;
@@ -283,17 +284,21 @@ class OnednnConv : public FastKernel {
       std::memset(m.get_data_handle(), 0, md.get_size());
       return m;
     };
-    auto run = std::make_shared<Run>(Run{dnnl::convolution_forward(pd), {}});
-    run->args[DNNL_ARG_SRC] = zeroed(pd.src_desc());
-    run->args[DNNL_ARG_DST] = zeroed(pd.dst_desc());
-    dnnl::memory w(pd.weights_desc(), cpu_engine());
-    reorder(p.user_wmd, weights_.raw(), pd.weights_desc(), w.get_data_handle());
-    run->args[DNNL_ARG_WEIGHTS] = w;
-    if (p.has_bias) run->args[DNNL_ARG_BIAS] = zeroed(pd.bias_desc());
-    if (pd.scratchpad_desc().get_size()) run->args[DNNL_ARG_SCRATCHPAD] = zeroed(pd.scratchpad_desc());
-    if (p.z_binary) run->args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = zeroed(p.z_md);
-    return [run] {
-      run->prim.execute(cpu_stream(), run->args);
+    auto run = std::make_shared<std::optional<Run>>();
+    return [=, this] {
+      if (!*run) {
+        Run r{dnnl::convolution_forward(pd), {}};
+        r.args[DNNL_ARG_SRC] = zeroed(pd.src_desc());
+        r.args[DNNL_ARG_DST] = zeroed(pd.dst_desc());
+        dnnl::memory w(pd.weights_desc(), cpu_engine());
+        reorder(p.user_wmd, weights_.raw(), pd.weights_desc(), w.get_data_handle());
+        r.args[DNNL_ARG_WEIGHTS] = w;
+        if (p.has_bias) r.args[DNNL_ARG_BIAS] = zeroed(pd.bias_desc());
+        if (pd.scratchpad_desc().get_size()) r.args[DNNL_ARG_SCRATCHPAD] = zeroed(pd.scratchpad_desc());
+        if (p.z_binary) r.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = zeroed(p.z_md);
+        *run = std::move(r);
+      }
+      (*run)->prim.execute(cpu_stream(), (*run)->args);
       cpu_stream().wait();
     };
   }

@@ -18,9 +18,25 @@ bool autotune_enabled() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
+std::mutex forced_mu;
+std::string forced_impl;
+
 }  // namespace
 
+void force_implementation(const std::string& impl) {
+  std::lock_guard<std::mutex> lock(forced_mu);
+  forced_impl = impl;
+}
+
 size_t fastest_candidate(const std::string& key, const std::vector<TimedCandidate>& candidates) {
+  {
+    std::lock_guard<std::mutex> lock(forced_mu);
+    if (!forced_impl.empty()) {
+      for (size_t i = 0; i < candidates.size(); ++i)
+        if (candidates[i].impl.find(forced_impl) != std::string::npos) return i;
+      return 0;
+    }
+  }
   if (candidates.size() < 2 || !autotune_enabled()) return 0;
   static std::mutex mu;
   static std::map<std::string, size_t> decided;

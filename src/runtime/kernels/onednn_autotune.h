@@ -22,4 +22,8 @@ struct TimedCandidate {
 // are timed once. With MS_AUTOTUNE=0 in the environment nothing is timed and 0 is returned.
 size_t fastest_candidate(const std::string& key, const std::vector<TimedCandidate>& candidates);
 
+// For tests: while set, fastest_candidate returns the first candidate whose implementation name
+// contains `impl` (untimed, not remembered), or 0 when none does. Empty: time again.
+void force_implementation(const std::string& impl);
+
 }  // namespace ms::rt
