@@ -25,12 +25,14 @@ preprocess::ImageOptions fit_image_options(const preprocess::ImageOptions& o, co
     fail_unsupported("{}: input '{}' ({}) takes a batch of {} images per sample; only batch 1 is supported (fix it with "
                      "--inputShape)", dir, in.name, t.str(), d[0].value);
   auto dim_is = [&](size_t axis, int64_t c) { return d[axis].is_static() && d[axis].value == c; };
-  auto channel_axis_fits = [&](size_t axis) {
-    return o.format ? dim_is(axis, preprocess::channel_count(*o.format)) : dim_is(axis, 1) || dim_is(axis, 3);
-  };
   preprocess::ImageOptions r = o;
   if (!r.layout) {
-    const bool nchw = channel_axis_fits(1), nhwc = channel_axis_fits(3);
+    // The axis of 1 or 3 channels; where both could be, the one --imageFormat's channel count fits.
+    bool nchw = dim_is(1, 1) || dim_is(1, 3), nhwc = dim_is(3, 1) || dim_is(3, 3);
+    if (nchw && nhwc && o.format) {
+      nchw = dim_is(1, preprocess::channel_count(*o.format));
+      nhwc = dim_is(3, preprocess::channel_count(*o.format));
+    }
     if (nchw == nhwc)
       fail("{}: cannot tell from input '{}' ({}) where its channel axis is; give --layout NCHW or NHWC", dir, in.name, t.str());
     r.layout = nchw ? Layout::NCHW : Layout::NHWC;

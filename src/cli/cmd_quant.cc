@@ -113,8 +113,9 @@ int cmd_quant(const Args& args) {
   app.add_option("--bitNum", bit_num,
                  "weight bits: 8 (default), or 4 with WEIGHT_QUANT (blocked int4, ONNX opset 21 DequantizeLinear)");
   app.add_option("--groupSize", group_size,
-                 fmt::format("4-bit weights: consecutive elements along the reduction (input-channel) axis sharing one "
-                             "scale (default {}); 0 or -1 = one scale per output channel",
+                 fmt::format("consecutive weight elements along the reduction (input-channel) axis sharing one scale "
+                             "(blocked DequantizeLinear, opset 21): 4-bit default {}; 8-bit weights are per channel "
+                             "unless given; 0 or -1 = one scale per output channel",
                              quant::kDefaultGroupSize))
       ->check(CLI::Range(int64_t(-1), std::numeric_limits<int64_t>::max()));
   app.add_option("--fp16", fp16, "on: float32 weights that stay float (kept-float layers, biases) are stored as float16 (default off)");
@@ -164,7 +165,8 @@ int cmd_quant(const Args& args) {
     quant::QuantOptions opts;
     opts.type = quant::parse_quant_type(quant_type);
     opts.bit_num = bit_num;
-    opts.group_size = group_size;
+    // 8-bit weights are per channel unless --groupSize asks for blocks.
+    opts.group_size = app.count("--groupSize") ? group_size : bit_num == 4 ? quant::kDefaultGroupSize : 0;
     opts.per_channel = parse_bool("--perChannel", per_channel);
     opts.symmetric = symmetric;
     opts.min_quant_weight_size = min_size;

@@ -23,6 +23,9 @@ Tensor constant_value(const Node& n) {
 bool foldable(const Node& n, const OpDef* def) {
   if (!def || !n.domain.empty()) return false;
   if (def->traits & (kTraitRandom | kTraitControlFlow | kTraitSequence | kTraitTraining)) return false;
+  // An int8 weight read through DequantizeLinear is how a quantized model stores it (4x smaller,
+  // and MindIR writes it as an int8 parameter with quant_params): folding would expand it to float.
+  if (def->traits & kTraitQuantized) return false;
   for (const auto& [k, a] : n.attrs)
     if (a.type == AttrType::Graph || a.type == AttrType::Graphs) return false;
   return true;

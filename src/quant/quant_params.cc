@@ -67,7 +67,7 @@ QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits) {
 
 QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits) {
   if (w.dtype() != DType::Float32) fail("weight quantization needs float32 weights, got {}", dtype_name(w.dtype()));
-  if (bits != 4) fail_unsupported("blocked {}-bit weights are not supported (4 only)", bits);
+  if (bits != 4 && bits != 8) fail_unsupported("blocked {}-bit weights are not supported (4 or 8)", bits);
   if (axis < 0 || axis >= w.rank()) fail("weight of shape {} has no axis {}", shape_str(w.shape()), axis);
   if (block <= 0) fail("block size must be positive, got {}", block);
   const int qmax = (1 << (bits - 1)) - 1;
@@ -80,10 +80,10 @@ QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block
   QuantizedWeight r;
   r.axis = axis, r.block_size = block;
   r.scale = Tensor(DType::Float32, sshape);
-  r.q = Tensor(DType::Int4, w.shape());
+  r.q = Tensor(bits == 4 ? DType::Int4 : DType::Int8, w.shape());
   const float* x = w.data<float>();
   float* sc = r.scale.data<float>();
-  auto* q = static_cast<int8_t*>(r.q.raw());  // int4 values, one per byte
+  auto* q = static_cast<int8_t*>(r.q.raw());  // int4 values take one byte each too
   // Element (o, a, i) is x[(o * dim + a) * inner + i]; its scale is sc[(o * blocks + a / block) * inner + i].
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t a = 0; a < dim; ++a)

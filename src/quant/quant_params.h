@@ -26,8 +26,9 @@ struct QuantizedWeight {
 // Symmetric, narrow range ([-127, 127] for 8 bits, so that -q is representable): per channel
 // along `axis`, or per tensor with axis -1. An all-zero channel gets scale 1.
 QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits = 8);
-// Symmetric, narrow range ([-7, 7] for 4 bits), one scale per block of `block` consecutive
-// elements along `axis` (ONNX opset 21's blocked DequantizeLinear); the last block may be short.
+// Symmetric, narrow range ([-7, 7] for 4 bits, int4; [-127, 127] for 8), one scale per block of
+// `block` consecutive elements along `axis` (ONNX opset 21's blocked DequantizeLinear); the last
+// block may be short.
 QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits = 4);
 // The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0), in q's shape.
 Tensor dequantize_weight(const QuantizedWeight& qw);

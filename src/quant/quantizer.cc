@@ -146,8 +146,9 @@ std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts) {
 }
 
 QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts) {
-  if (opts.bit_num != 4) return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
-  // 4 bits: blocks run along the reduction axis, the axis each output sums over, so that one scale
+  if (opts.bit_num != 4 && opts.group_size <= 0)
+    return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+  // Blocked (4 bits, or 8 with a group size): blocks run along the reduction axis, the axis each output sums over, so that one scale
   // serves products that are added together. Conv also sums over its kernel window: its weight is
   // quantized as [M, C/group * kernel] and reshaped back after the DequantizeLinear.
   Tensor view = w.rank() == 0 ? w.reshaped({1}) : w;
@@ -158,7 +159,7 @@ QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spe
   }
   const int64_t dim = std::max<int64_t>(1, view.dim(axis));
   const int64_t block = opts.group_size > 0 ? std::min(opts.group_size, dim) : dim;
-  return quantize_weight_blocked(view, axis, block, 4);
+  return quantize_weight_blocked(view, axis, block, opts.bit_num);
 }
 
 std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts) {
@@ -331,6 +332,89 @@ class GraphQuantizer {
   QuantSummary& sum_;
 };
 
+// Names read by the nodes of `g` and of every body nested in them.
+void collect_reads(const Graph& g, std::set<std::string>& reads) {
+  for (const auto& v : g.outputs) reads.insert(v.name);
+  for (const auto& n : g.nodes) {
+    reads.insert(n.inputs.begin(), n.inputs.end());
+    for (const auto& [k, a] : n.attrs) {
+      if (a.g) collect_reads(*a.g, reads);
+      for (const auto& sg : a.graphs) collect_reads(*sg, reads);
+    }
+  }
+}
+
+// Drops the initializers nothing reads any more: the float weights that folding a body left behind
+// in its enclosing body, and the biases that bias correction replaced; kept, they would be most
+// of the file. Initializers that are graph inputs stay (a caller may feed them).
+void drop_unread_initializers(Graph& g) {
+  std::set<std::string> reads;
+  collect_reads(g, reads);
+  for (const auto& v : g.inputs) reads.insert(v.name);
+  std::erase_if(g.initializers, [&](const auto& kv) { return !reads.count(kv.first); });
+  for (auto& n : g.nodes)
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) drop_unread_initializers(*a.g);
+      for (auto& sg : a.graphs) drop_unread_initializers(*sg);
+    }
+}
+
+// Renames reads of `from` to `to` in `g` and the bodies nested in it.
+void rename_reads(Graph& g, const std::map<std::string, std::string>& to) {
+  for (auto& n : g.nodes) {
+    for (auto& in : n.inputs)
+      if (auto it = to.find(in); it != to.end()) in = it->second;
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) rename_reads(*a.g, to);
+      for (auto& sg : a.graphs) rename_reads(*sg, to);
+    }
+  }
+}
+
+// If branches often fold their own copy of one outer weight (Silero VAD's two LSTM branches
+// each read the same weight through an Unsqueeze): the initializers of bodies move to the main
+// graph, where every body can read them, and identical ones are stored once.
+class BodyInitializerSharing {
+ public:
+  explicit BodyInitializerSharing(Graph& main) : main_(main) {}
+  void run(Graph& g) {
+    for (auto& n : g.nodes)
+      for (auto& [k, a] : n.attrs) {
+        if (a.g) hoist(*a.g);
+        for (auto& sg : a.graphs) hoist(*sg);
+      }
+  }
+
+ private:
+  void hoist(Graph& body) {
+    run(body);
+    std::set<std::string> pinned;  // the body's interface: inputs and outputs keep their names
+    for (const auto& v : body.inputs) pinned.insert(v.name);
+    for (const auto& v : body.outputs) pinned.insert(v.name);
+    std::map<std::string, std::string> renamed;
+    for (auto it = body.initializers.begin(); it != body.initializers.end();) {
+      const Tensor& t = it->second;
+      if (pinned.count(it->first) || t.dtype() == DType::String || main_.initializers.count(it->first)) {
+        ++it;
+        continue;
+      }
+      std::string key = fmt::format("{}{}", int(t.dtype()), shape_str(t.shape()));
+      key.append(static_cast<const char*>(t.raw()), t.nbytes());
+      if (auto same = stored_.find(key); same != stored_.end()) {
+        renamed[it->first] = same->second;
+      } else {
+        stored_.emplace(std::move(key), it->first);
+        main_.initializers[it->first] = t;
+      }
+      it = body.initializers.erase(it);
+    }
+    if (!renamed.empty()) rename_reads(body, renamed);
+  }
+
+  Graph& main_;
+  std::map<std::string, std::string> stored_;  // dtype, shape and bytes -> the main graph's name
+};
+
 }  // namespace
 
 QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<std::string, Range>& ranges) {
@@ -340,6 +424,8 @@ QuantSummary quantize_model(Model& m, const QuantOptions& opts, const std::map<s
   QuantSummary sum;
   GraphQuantizer q(opts, ranges, names, sum);
   q.run(m.graph, true);
+  drop_unread_initializers(m.graph);
+  BodyInitializerSharing(m.graph).run(m.graph);
   if (q.used_blocks) raise_opset_to_21(m);
   return sum;
 }

@@ -26,9 +26,11 @@ QuantType parse_quant_type(const std::string& s);  // "FULL_QUANT" | "WEIGHT_QUA
 struct QuantOptions {
   QuantType type = QuantType::Full;
   int bit_num = 8;  // 8, or 4 for WEIGHT_QUANT (blocked int4, opset 21)
-  // 4-bit weights: consecutive elements along the reduction axis that share one scale; <= 0 = one
-  // scale per output channel.
-  int64_t group_size = kDefaultGroupSize;
+  // Consecutive weight elements along the reduction axis that share one scale (blocked, opset 21);
+  // <= 0 = one scale per output channel. 4-bit weights are always blocked (<= 0: one block per
+  // channel); 8-bit ones only with a positive group size. `ms quant` gives 4-bit weights
+  // kDefaultGroupSize unless --groupSize says otherwise.
+  int64_t group_size = 0;
   bool per_channel = true;   // weights
   bool symmetric = false;    // activations: int8 with zero point 0 instead of uint8 asymmetric
   int64_t min_quant_weight_size = 0;  // weights with fewer elements stay float

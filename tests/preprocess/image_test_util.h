@@ -3,6 +3,7 @@
 #pragma once
 #include <stb/stb_image_write.h>
 
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,10 +27,12 @@ inline std::vector<uint8_t> rgb_pixels(int64_t h, int64_t w, const PixelFn& f) {
 inline void write_image(const std::string& path, int64_t h, int64_t w, const PixelFn& f) {
   const auto p = rgb_pixels(h, w, f);
   const int W = int(w), H = int(h);
+  std::string ext = path.substr(path.rfind('.'));
+  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   int ok = 0;
-  if (path.ends_with(".png")) ok = stbi_write_png(path.c_str(), W, H, 3, p.data(), W * 3);
-  else if (path.ends_with(".bmp")) ok = stbi_write_bmp(path.c_str(), W, H, 3, p.data());
-  else if (path.ends_with(".jpg")) ok = stbi_write_jpg(path.c_str(), W, H, 3, p.data(), 95);
+  if (ext == ".png") ok = stbi_write_png(path.c_str(), W, H, 3, p.data(), W * 3);
+  else if (ext == ".bmp") ok = stbi_write_bmp(path.c_str(), W, H, 3, p.data());
+  else if (ext == ".jpg") ok = stbi_write_jpg(path.c_str(), W, H, 3, p.data(), 95);
   if (!ok) fail("test: cannot write {}", path);
 }
 
