@@ -17,8 +17,21 @@ struct Candidate {
   const Tensor* weight = nullptr;  // the float32 initializer, when the weight input is one
 };
 
+// A grouped op whose groups each read one input channel (its weight's dim 1 is 1).
+bool is_depthwise(const Graph& g, const Node& n) {
+  const Attribute* group = n.attr("group");
+  if (!group || group->i <= 1 || n.inputs.size() < 2) return false;
+  auto it = g.initializers.find(n.inputs[1]);
+  return it != g.initializers.end() && it->second.rank() >= 2 && it->second.dim(1) == 1;
+}
+
+bool depthwise_kept_float(const Graph& g, const Node& n, const QuantOptions& o) {
+  return o.type == QuantType::Full && !o.quantize_depthwise && is_depthwise(g, n);
+}
+
 std::optional<Candidate> candidate(const Graph& g, const Node& n, const QuantOptions& o) {
   if (o.skip_nodes.count(n.name) || o.skip_op_types.count(n.op_type) || o.keep_float.count(n.name)) return std::nullopt;
+  if (depthwise_kept_float(g, n, o)) return std::nullopt;
   // The weight's rank decides its channel axis (MatMul's B is [..., K, N]).
   int rank = 0;
   if (n.inputs.size() > 1) {
@@ -196,7 +209,7 @@ class GraphQuantizer {
       quantize_bodies(n);
       auto c = candidate(g, n, opts_);
       if (!c) {
-        if (is_main) note_why_float(n);
+        if (is_main) note_why_float(g, n);
         out.push_back(std::move(n));
         continue;
       }
@@ -276,9 +289,11 @@ class GraphQuantizer {
     }
   }
 
-  void note_why_float(const Node& n) {
+  void note_why_float(const Graph& g, const Node& n) {
     if (quant_weight_spec(n, 0) && (opts_.skip_nodes.count(n.name) || opts_.skip_op_types.count(n.op_type)))
       sum_.why_float[n.name] = "--skipNodes/--skipOpTypes";
+    else if (depthwise_kept_float(g, n, opts_))
+      sum_.why_float[n.name] = "depthwise convolution (per-tensor activation scales lose accuracy there)";
     else if (auto k = opts_.keep_float.find(n.name); k != opts_.keep_float.end() && quant_weight_spec(n, 0))
       sum_.why_float[n.name] = k->second;
     if (auto w = sum_.why_float.find(n.name); w != sum_.why_float.end()) sum_.kept_float.push_back(n.label() + ": " + w->second);
@@ -376,7 +391,10 @@ void rename_reads(Graph& g, const std::map<std::string, std::string>& to) {
 // graph, where every body can read them, and identical ones are stored once.
 class BodyInitializerSharing {
  public:
-  explicit BodyInitializerSharing(Graph& main) : main_(main) {}
+  explicit BodyInitializerSharing(Graph& main) : main_(main) {
+    for (const auto& v : main.inputs) main_values_.insert(v.name);
+    for (const auto& n : main.nodes) main_values_.insert(n.outputs.begin(), n.outputs.end());
+  }
   void run(Graph& g) {
     for (auto& n : g.nodes)
       for (auto& [k, a] : n.attrs) {
@@ -394,7 +412,8 @@ class BodyInitializerSharing {
     std::map<std::string, std::string> renamed;
     for (auto it = body.initializers.begin(); it != body.initializers.end();) {
       const Tensor& t = it->second;
-      if (pinned.count(it->first) || t.dtype() == DType::String || main_.initializers.count(it->first)) {
+      if (pinned.count(it->first) || t.dtype() == DType::String || main_.initializers.count(it->first) ||
+          main_values_.count(it->first)) {
         ++it;
         continue;
       }
@@ -412,6 +431,7 @@ class BodyInitializerSharing {
   }
 
   Graph& main_;
+  std::set<std::string> main_values_;  // names the main graph defines otherwise (inputs, node outputs)
   std::map<std::string, std::string> stored_;  // dtype, shape and bytes -> the main graph's name
 };
 

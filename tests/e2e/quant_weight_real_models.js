@@ -79,7 +79,13 @@ const log = execFileSync(ms, ['quant', '--modelFile', modelFile, '--quantType', 
 const ratio = fs.statSync(q).size / fs.statSync(modelFile).size;
 const outDir = path.join(work, `${name}.w${bits}.out`);
 execFileSync(ms, ['run', '--modelFile', q, '--inDataFile', inputs.join(','), '--outputDir', outDir], { stdio: ['ignore', 'ignore', 'inherit'] });
-const ours = refs.map((_, i) => readNpy(path.join(outDir, `output_${i}.npy`)));
+// `ms run` writes the graph's outputs in graph order; the manifest lists them in ONNX Runtime's.
+const graphOutputs = JSON.parse(execFileSync(ms, ['info', '--modelFile', q, '--json'], { encoding: 'utf8' })).outputs.map((o) => o.name);
+const ours = entry.output_names.map((n) => {
+  const k = graphOutputs.indexOf(n);
+  if (k < 0) throw new Error(`${q} has no output ${n}`);
+  return readNpy(path.join(outDir, `output_${k}.npy`));
+});
 const cos = refs.map((r, i) => cosine(ours[i].data, r.data));
 
 const failures = [];

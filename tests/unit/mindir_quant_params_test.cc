@@ -31,7 +31,7 @@ Tensor random_tensor(Shape shape, uint32_t seed, float lo, float hi) {
 }
 
 // x[1,3,8,8] -> conv1 -> relu r1 -> conv2 -> c2; s = r1 + c2 (r1 read quantized by conv2 and in
-// float by the Add, and a graph output); GlobalAveragePool -> Flatten f[1,4] -> MatMul(f, M[4,4])
+// float by the Add, and a graph output); mean over H, W -> Flatten f[1,4] -> MatMul(f, M[4,4])
 // and Gemm(f, G[4,4]^T): square weights whose per-channel axis (1 for MatMul, 0 for Gemm transB)
 // only the consuming primitive tells.
 Model small_cnn() {
@@ -51,14 +51,17 @@ Model small_cnn() {
   c1.attrs["pads"] = Attribute::of_ints({1, 1, 1, 1});
   Node c2 = test::make_node("Conv", {"r1", "W2"}, {"c2"}, "conv2");
   c2.attrs["pads"] = Attribute::of_ints({1, 1, 1, 1});
-  // No bias: MindIR writes a Gemm's bias as a separate add, which sums in another order.
+  // No bias, and ReduceMean rather than GlobalAveragePool: MindIR writes a Gemm's bias as a
+  // separate add and GlobalAveragePool as ReduceMean, float forms that sum in another order.
   Node gemm = test::make_node("Gemm", {"f", "G"}, {"y2"}, "gemm");
+  Node pool = test::make_node("ReduceMean", {"s"}, {"p"}, "pool");
+  pool.attrs["axes"] = Attribute::of_ints({2, 3});
   gemm.attrs["transB"] = Attribute::of_int(1);
   m.graph.nodes = {c1,
                    test::make_node("Relu", {"c1"}, {"r1"}, "relu"),
                    c2,
                    test::make_node("Add", {"r1", "c2"}, {"s"}, "add"),
-                   test::make_node("GlobalAveragePool", {"s"}, {"p"}, "pool"),
+                   pool,
                    test::make_node("Flatten", {"p"}, {"f"}, "flatten"),
                    test::make_node("MatMul", {"f", "M"}, {"y1"}, "matmul"),
                    gemm};

@@ -50,7 +50,7 @@ class QdqBuilder {
     std::uniform_int_distribution<int> u(-127, 127);
     for (int64_t i = 0; i < q.numel(); ++i) q.data<int8_t>()[i] = int8_t(u(rng_));
     const int64_t n = per_channel ? shape[size_t(axis)] : 1;
-    std::vector<float> s(size_t(n));
+    std::vector<float> s(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) s[size_t(i)] = 0.002f + 0.0003f * float(i % 7);
     g.init(name + "_q", q).init(name + "_s", per_channel ? Tensor::from_vector<float>(s, {n}) : Tensor::scalar<float>(s[0]));
     g.init(name + "_z", per_channel ? Tensor::from_vector<int8_t>(std::vector<int8_t>(size_t(n), 0), {n}) : Tensor::scalar<int8_t>(0));

@@ -6,9 +6,15 @@
 namespace ms::onnx_format::adapters {
 namespace {
 
-void set_nearest_mode(Node& n, UpgradeCtx& c, const std::vector<double>* scales, int version) {
+// `enlarges`: the op only enlarges (Upsample requires scales >= 1), so floor is right even when the
+// scales are only known at run time.
+void set_nearest_mode(Node& n, UpgradeCtx& c, const std::vector<double>* scales, int version, bool enlarges) {
   const Attribute* mode = n.attr("mode");
   if (mode && mode->s != "nearest") return;
+  if (!scales && enlarges) {
+    n.attrs["nearest_mode"] = Attribute::of_string("floor");
+    return;
+  }
   if (!scales) c.unsupported(n, version, "nearest mode needs constant scales to choose Resize's nearest_mode");
   bool up = true, down = true;
   for (double s : *scales) up &= s >= 1, down &= s <= 1;
@@ -37,7 +43,7 @@ void upsample_to_resize(Node& n, UpgradeCtx& c) {
   if (const Attribute* m = n.attr("mode"); m && m->s == "bilinear") n.attrs["mode"] = Attribute::of_string("linear");
   const Attribute* m = n.attr("mode");
   if (m && m->s != "nearest" && m->s != "linear") c.unsupported(n, 10, "mode '" + m->s + "' has no Resize equivalent");
-  set_nearest_mode(n, c, known ? &scales : nullptr, 10);
+  set_nearest_mode(n, c, known ? &scales : nullptr, 10, true);
   for (const char* k : {"scales", "height_scale", "width_scale"}) drop_attr(n, k);
   n.op_type = "Resize";
   n.inputs = {n.inputs.at(0), "", scales_name};
@@ -49,7 +55,7 @@ void resize_11(Node& n, UpgradeCtx& c) {
   const Tensor* t = c.constant_of(n.inputs[1]);
   std::vector<double> scales;
   if (t) scales = t->to_double_vector();
-  set_nearest_mode(n, c, t ? &scales : nullptr, 11);
+  set_nearest_mode(n, c, t ? &scales : nullptr, 11, false);
   n.inputs = {n.inputs[0], "", n.inputs[1]};
   n.attrs["coordinate_transformation_mode"] = Attribute::of_string("asymmetric");
 }

@@ -49,7 +49,7 @@ Node& UpgradeCtx::add_node(bool in_front, const Node& from, const std::string& o
 }
 
 void UpgradeCtx::unsupported(const Node& n, int version, const std::string& why) const {
-  fail_unsupported("{}: cannot upgrade node {} to opset 13: {}-{} {}", file_, n.label(), n.op_type, version, why);
+  fail_unsupported("{}: cannot upgrade {} to opset 13: {}-{} {}", file_, n.label(), n.op_type, version, why);
 }
 
 Tensor scalar_of(DType dt, double v) {
