@@ -253,12 +253,22 @@ class Executor : public SubgraphRunner {
  private:
   bool in_arena(const Value& v) const { return arena_ && v.is_tensor() && arena_->arena.contains(v.tensor.raw()); }
 
-  // A watched value to the watcher, in the plain layout (a copy only when it travels blocked).
+  // A watched value to the watcher, in the plain layout (a copy only when it travels blocked:
+  // float32 in nChw16c/nChw8c, int8 in NHWC, as the fast kernels pass them on).
   void show(const std::string& name, const Value& v, const Session::GraphPlan& plan) const {
     if (!v.is_tensor() || !v.tensor.defined() || !watch_->names.count(name)) return;
     if (!plan.blocked.count(name)) return watch_->see(name, v.tensor);
-    Tensor plain = rt::uninit_tensor(DType::Float32, v.tensor.shape());
-    rt::reorder(rt::blocked_f32_desc(v.tensor.shape()), v.tensor.raw(), rt::plain_f32_desc(v.tensor.shape()), plain.raw());
+    const Tensor& x = v.tensor;
+    Tensor plain = rt::uninit_tensor(x.dtype(), x.shape());
+    if (x.dtype() == DType::Float32) {
+      rt::reorder(rt::blocked_f32_desc(x.shape()), x.raw(), rt::plain_f32_desc(x.shape()), plain.raw());
+    } else {
+      const auto t = rt::int8_data_type(x.dtype());
+      if (!t) fail("internal: '{}' travels blocked as {}", name, dtype_name(x.dtype()));
+      using tag = dnnl::memory::format_tag;
+      rt::reorder(dnnl::memory::desc(rt::to_dims(x.shape()), *t, tag::acdb), x.raw(),
+                  dnnl::memory::desc(rt::to_dims(x.shape()), *t, tag::abcd), plain.raw());
+    }
     watch_->see(name, plain);
   }
 

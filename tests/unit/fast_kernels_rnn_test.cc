@@ -135,7 +135,7 @@ TEST(FastRnn, LstmWeightsAsInputsAndThreads) {
   }
   // Batch 1, two threads, a large hidden size: the team splits each step's unit blocks.
   c = RnnCase{};
-  c.hidden = 257, c.seq = 5, c.initial = c.seq_lens = true;
+  c.hidden = 725, c.seq = 3, c.input = 3, c.initial = c.seq_lens = true;
   check(c);
   c.direction = "reverse", c.seq_lens = false;
   check(c);
@@ -158,7 +158,7 @@ TEST(FastRnn, GruShapesAndVariants) {
     c.threads = 1, c.bias = false, c.want_y = false;
     check(c);
     c = RnnCase{};
-    c.op = "GRU", c.linear_before_reset = lbr, c.hidden = 257, c.seq = 4, c.initial = true;  // lockstep
+    c.op = "GRU", c.linear_before_reset = lbr, c.hidden = 837, c.seq = 2, c.input = 3, c.initial = true;  // lockstep
     check(c);
   }
 }
@@ -174,7 +174,7 @@ TEST(FastRnn, RnnCells) {
   c.initial = c.seq_lens = true, c.clip = 0.3f;
   check(c);
   c = RnnCase{};
-  c.op = "RNN", c.hidden = 400, c.seq = 3;  // lockstep
+  c.op = "RNN", c.hidden = 1449, c.seq = 2, c.input = 3;  // lockstep
   check(c);
 }
 
