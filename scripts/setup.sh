@@ -12,6 +12,7 @@ PACKAGES=(
   libdnnl-dev  # oneDNN: the fast runtime's convolution, matmul and pooling kernels
   libstb-dev  # stb_image: JPEG/PNG/BMP decoding for ms preprocess and image-folder calibration
   libgtest-dev libbenchmark-dev
+  fonts-dejavu-core  # tests/e2e/ocr_int8_accuracy.sh renders text lines with DejaVu (stb_truetype from libstb-dev)
   python3  # ms lint parses network sources with python3's own ast module
 )
 
