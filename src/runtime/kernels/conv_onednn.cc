@@ -34,7 +34,7 @@ constexpr int64_t kWinogradMinChannels = 32;
 // channels and up ran F(2x2,3x3) 1.3-3x faster than direct).
 constexpr int64_t kWinogradUntimedChannels = 128;
 // Packed weights up to this size may take any implementation's layout, however much larger.
-constexpr size_t kSmallWeightBytes = size_t(4) << 20;
+constexpr size_t kSmallWeightBytes = size_t(10) << 20;
 
 using ConvPd = dnnl::convolution_forward::primitive_desc;
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace ms::rt {
 namespace {
@@ -16,6 +17,17 @@ constexpr int kRounds = 4;  // the first round also warms caches and JIT code
 bool autotune_enabled() {
   const char* v = std::getenv("MS_AUTOTUNE");
   return !(v && std::strcmp(v, "0") == 0);
+}
+
+// In a model the weights of a layer were pushed out of the core's caches by the other layers'
+// since its last run; timed back to back they would stay cached, which flatters the
+// implementations with larger (Winograd-transformed) weights. Writing a buffer a few times the
+// size of a core's L2 cache before each run puts every candidate in the model's situation.
+void evict_core_caches() {
+  constexpr size_t kBytes = size_t(16) << 20;
+  static std::vector<char> buffer(kBytes);
+  static char value = 0;
+  std::memset(buffer.data(), ++value, buffer.size());
 }
 
 std::mutex forced_mu;
@@ -47,6 +59,7 @@ size_t fastest_candidate(const std::string& key, const std::vector<TimedCandidat
   std::vector<double> best(candidates.size(), std::numeric_limits<double>::infinity());
   for (int round = 0; round < kRounds; ++round)
     for (size_t i = 0; i < candidates.size(); ++i) {
+      evict_core_caches();
       const auto t0 = std::chrono::steady_clock::now();
       candidates[i].run();
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
