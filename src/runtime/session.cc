@@ -259,7 +259,12 @@ class Executor : public SubgraphRunner {
     if (!v.is_tensor() || !v.tensor.defined() || !watch_->names.count(name)) return;
     if (!plan.blocked.count(name)) return watch_->see(name, v.tensor);
     const Tensor& x = v.tensor;
-    Tensor plain = rt::uninit_tensor(x.dtype(), x.shape());
+    // One buffer for every watched value of the run: the watcher reads each before the next one
+    // comes, and a fresh large allocation per value costs the kernel's page zeroing each time.
+    const size_t bytes = size_t(x.numel()) * dtype_size(x.dtype());
+    if (!watch_buffer_.defined() || size_t(watch_buffer_.numel()) < bytes)
+      watch_buffer_ = rt::uninit_tensor(DType::UInt8, {static_cast<int64_t>(bytes)});
+    Tensor plain = Tensor::view(x.dtype(), x.shape(), watch_buffer_.raw(), nullptr);  // watch_buffer_ owns it
     if (x.dtype() == DType::Float32) {
       rt::reorder(rt::blocked_f32_desc(x.shape()), x.raw(), rt::plain_f32_desc(x.shape()), plain.raw());
     } else {
@@ -289,6 +294,7 @@ class Executor : public SubgraphRunner {
   RunProfile* profile_;  // main graph only
   rt::SessionArena* arena_;  // main graph only; null: every value on the heap
   const ValueWatch* watch_;  // main graph only
+  mutable Tensor watch_buffer_;  // show()'s plain copies
 };
 
 }  // namespace
