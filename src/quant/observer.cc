@@ -71,10 +71,13 @@ Scan scan(const float* x, int64_t n) {
 __attribute__((target_clones("avx512f", "avx2", "default"))) void bin_indices(const float* x, int64_t n, double width,
                                                                               int bins, int32_t* out) {
   const double last = bins - 1;
+  // A multiplication by the reciprocal, not a division per value: division dominated calibration
+  // time. The two differ only for a value within an ulp of a bin edge.
+  const double per_width = width > 0 ? 1.0 / width : 0.0;
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i], a = std::fabs(v);
-    const double q = width > 0 ? std::min(double(a) / width, last) : 0.0;
+    const double q = std::min(double(a) * per_width, last);
     const int32_t k = static_cast<int32_t>(q);
     out[i] = a <= FLT_MAX ? (v < 0 ? bins + k : k) : 2 * bins;
   }
