@@ -30,15 +30,24 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) Scan scan_chunk(con
   constexpr float inf = std::numeric_limits<float>::infinity();
   float lo = inf, hi = -inf, peak = 0;
   int64_t finite = 0, zeros = 0;
-#pragma omp simd reduction(min : lo) reduction(max : hi, peak) reduction(+ : finite, zeros)
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i], a = std::fabs(v);
-    const bool f = a <= FLT_MAX;
-    lo = std::min(lo, f ? v : inf);
-    hi = std::max(hi, f ? v : -inf);
-    peak = std::max(peak, f ? a : 0.f);
-    finite += f;
-    zeros += v == 0.f;
+  // 32-bit counts per block keep the counters as wide as the float lanes (64-bit ones halved the
+  // vector width).
+  constexpr int64_t kBlock = int64_t(1) << 20;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    int32_t block_finite = 0, block_zeros = 0;
+#pragma omp simd reduction(min : lo) reduction(max : hi, peak) reduction(+ : block_finite, block_zeros)
+    for (int64_t i = b; i < e; ++i) {
+      const float v = x[i], a = std::fabs(v);
+      const bool f = a <= FLT_MAX;
+      lo = std::min(lo, f ? v : inf);
+      hi = std::max(hi, f ? v : -inf);
+      peak = std::max(peak, f ? a : 0.f);
+      block_finite += f;
+      block_zeros += v == 0.f;
+    }
+    finite += block_finite;
+    zeros += block_zeros;
   }
   Scan s;
   s.lo = lo, s.hi = hi, s.peak = peak, s.finite = finite, s.zeros = zeros;
