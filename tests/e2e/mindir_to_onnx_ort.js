@@ -10,6 +10,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { npyBytes, readNpy, NPY } = require('../real_models/seeded_data.js');
 
 const [ms, work] = process.argv.slice(2);
 const root = path.resolve(__dirname, '..', '..');
@@ -26,34 +27,8 @@ try {
 }
 
 // ---- .npy --------------------------------------------------------------------------------------
-const NPY = {
-  float32: ['<f4', Float32Array], float64: ['<f8', Float64Array], int32: ['<i4', Int32Array],
-  int64: ['<i8', BigInt64Array], bool: ['|b1', Uint8Array], uint8: ['|u1', Uint8Array], int8: ['|i1', Int8Array],
-};
 function writeNpy(file, type, dims, data) {
-  const shape = dims.length === 0 ? '()' : dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
-  let header = `{'descr': '${NPY[type][0]}', 'fortran_order': False, 'shape': ${shape}, }`;
-  header += ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
-  const pre = Buffer.alloc(10);
-  pre.write('\x93NUMPY', 0, 'latin1');
-  pre[6] = 1;
-  pre.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([pre, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
-}
-function readNpy(file) {
-  const b = fs.readFileSync(file);
-  const hlen = b[6] === 1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
-  const off = b[6] === 1 ? 10 : 12;
-  const header = b.toString('latin1', off, off + hlen);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
-  const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
-  const type = Object.keys(NPY).find((t) => NPY[t][0] === descr || (descr === '|b1' && t === 'bool'));
-  if (!type) throw new Error(`${file}: unsupported dtype ${descr}`);
-  const body = b.subarray(off + hlen);
-  const copy = new Uint8Array(body.length);
-  copy.set(body);
-  const C = NPY[type][1];
-  return { type, dims, data: new C(copy.buffer, 0, body.length / C.BYTES_PER_ELEMENT) };
+  fs.writeFileSync(file, npyBytes(type, dims, data));
 }
 
 // ---- deterministic inputs ---------------------------------------------------------------------

@@ -16,6 +16,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { readNpy } = require('../real_models/seeded_data.js');
 
 const [ms, work, name, bitsArg] = process.argv.slice(2);
 // 4-bit floors: the figures measured with the default --groupSize (README), less a margin for
@@ -50,21 +51,6 @@ if (!fs.existsSync(modelFile)) {
   process.exit(1);
 }
 
-function readNpy(file) {
-  const b = fs.readFileSync(file);
-  const hlen = b[6] === 1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
-  const off = b[6] === 1 ? 10 : 12;
-  const header = b.toString('latin1', off, off + hlen);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
-  const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
-  const body = b.subarray(off + hlen);
-  const copy = new Uint8Array(body.length);
-  copy.set(body);
-  const types = { '<f4': ['float32', Float32Array], '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array] };
-  if (!types[descr]) throw new Error(`${file}: unsupported dtype ${descr}`);
-  const [type, C] = types[descr];
-  return { type, dims, data: new C(copy.buffer, 0, body.length / C.BYTES_PER_ELEMENT) };
-}
 
 function cosine(a, b) {
   if (a.length !== b.length) throw new Error(`output sizes differ: ${a.length} vs ${b.length}`);

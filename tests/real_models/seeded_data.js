@@ -1,6 +1,6 @@
 // The helpers every test-data generator shares: a seeded PRNG (mulberry32, with Box-Muller normals)
-// and .npy writing (format 1.0, little endian, C order). Used by make_references.js,
-// tflite_runtime.js and scripts/make_quant_data.js.
+// and .npy writing and reading (format 1.0/2.0, little endian, C order). Used by make_references.js,
+// tflite_runtime.js, scripts/make_quant_data.js and the e2e scripts that compare with ONNX Runtime.
 'use strict';
 
 function makeRng(seed) {
@@ -20,10 +20,14 @@ function makeRng(seed) {
   return { uniform, normal };
 }
 
-const NPY_DESCR = { float32: '<f4', int64: '<i8', int32: '<i4', int8: '|i1', uint8: '|u1' };
+// dtype -> [.npy descr, typed array]
+const NPY = {
+  float32: ['<f4', Float32Array], float64: ['<f8', Float64Array], int32: ['<i4', Int32Array],
+  int64: ['<i8', BigInt64Array], bool: ['|b1', Uint8Array], uint8: ['|u1', Uint8Array], int8: ['|i1', Int8Array],
+};
 
 function npyBytes(dtype, dims, data) {
-  const descr = NPY_DESCR[dtype];
+  const descr = NPY[dtype] && NPY[dtype][0];
   if (!descr) throw new Error(`no .npy mapping for ${dtype}`);
   const shape = dims.length === 0 ? '()' : dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
@@ -37,4 +41,22 @@ function npyBytes(dtype, dims, data) {
   return Buffer.concat([pre, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
 }
 
-module.exports = { makeRng, npyBytes };
+// { type, dims, data } of a .npy file (data a typed array over a copy of the file's bytes).
+function readNpy(file) {
+  const b = require('fs').readFileSync(file);
+  const hlen = b[6] === 1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
+  const off = b[6] === 1 ? 10 : 12;
+  const header = b.toString('latin1', off, off + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)[1];
+  if (/'fortran_order':\s*True/.test(header)) throw new Error(`${file}: Fortran order is not supported`);
+  const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((s) => s.trim()).filter((s) => s).map(Number);
+  const type = Object.keys(NPY).find((t) => NPY[t][0] === descr);
+  if (!type) throw new Error(`${file}: unsupported dtype ${descr}`);
+  const body = b.subarray(off + hlen);
+  const copy = new Uint8Array(body.length);
+  copy.set(body);
+  const C = NPY[type][1];
+  return { type, dims, data: new C(copy.buffer, 0, body.length / C.BYTES_PER_ELEMENT) };
+}
+
+module.exports = { makeRng, npyBytes, readNpy, NPY };
