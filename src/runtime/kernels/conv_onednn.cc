@@ -136,7 +136,7 @@ class OnednnConv : public FastKernel {
         {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)},
     };
     if (weights_.defined()) {
-      args[DNNL_ARG_WEIGHTS] = p.packed_w;
+      args[DNNL_ARG_WEIGHTS] = p.packed_w.memory;
     } else {
       dnnl::memory packed(p.wmd, cpu_engine());
       reorder(p.user_wmd, w.raw(), p.wmd, packed.get_data_handle());
@@ -160,7 +160,7 @@ class OnednnConv : public FastKernel {
     dnnl::convolution_forward prim;
     // x_md/y_md/z_md: the layouts of the tensors as stored; src_md/dst_md: the implementation's.
     dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd, scratchpad_md;
-    dnnl::memory packed_w;  // constant weights in the implementation's layout
+    PackedWeights packed_w;  // constant weights in the implementation's layout
     size_t scratch_bytes = 0;
   };
 
@@ -265,8 +265,7 @@ class OnednnConv : public FastKernel {
     if (p->src_md != p->x_md) p->scratch_bytes += p->src_md.get_size();
     if (p->dst_md != p->y_md) p->scratch_bytes += p->dst_md.get_size();
     if (weights_.defined()) {
-      p->packed_w = dnnl::memory(p->wmd, cpu_engine());
-      reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());
+      p->packed_w = pack_weights(p->user_wmd, weights_.raw(), p->wmd);
     }
     return p;
   }

@@ -40,7 +40,7 @@ class OnednnDeconv : public FastKernel {
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, view_memory(p.x_md, x)},
                                                   {DNNL_ARG_DST, view_memory(p.y_md, y)}};
     if (weights_.defined()) {
-      args[DNNL_ARG_WEIGHTS] = p.packed_w;
+      args[DNNL_ARG_WEIGHTS] = p.packed_w.memory;
     } else {
       dnnl::memory packed(p.wmd, cpu_engine());
       reorder(p.user_wmd, w.raw(), p.wmd, packed.get_data_handle());
@@ -59,7 +59,7 @@ class OnednnDeconv : public FastKernel {
     bool has_bias = false;
     dnnl::deconvolution_forward prim;
     dnnl::memory::desc x_md, y_md, bias_md, wmd, user_wmd;
-    dnnl::memory packed_w;
+    PackedWeights packed_w;
   };
 
   std::unique_ptr<Plan> build(const Shape& xs, const Tensor& w, bool has_bias) {
@@ -118,8 +118,7 @@ class OnednnDeconv : public FastKernel {
     p->prim = dnnl::deconvolution_forward(pd);
     p->wmd = pd.weights_desc();
     if (weights_.defined()) {
-      p->packed_w = dnnl::memory(p->wmd, cpu_engine());
-      reorder(p->user_wmd, weights_.raw(), p->wmd, p->packed_w.get_data_handle());
+      p->packed_w = pack_weights(p->user_wmd, weights_.raw(), p->wmd);
     }
     return p;
   }

@@ -76,7 +76,7 @@ class OnednnMatMul : public FastKernel {
     Tensor y = output_tensor(memory, 0, DType::Float32, p->y_shape);
     std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, view_memory(p->a_md, a)},
                                                   {DNNL_ARG_DST, view_memory(p->y_md, y)}};
-    args[DNNL_ARG_WEIGHTS] = p->packed_b ? p->packed_b : view_memory(p->b_md, b);
+    args[DNNL_ARG_WEIGHTS] = p->packed_b ? p->packed_b.memory : view_memory(p->b_md, b);
     if (c) args[DNNL_ARG_BIAS] = view_memory(p->c_md, *c);
     // oneDNN's scratchpad from the session's shared scratch buffer.
     Tensor own_scratch;
@@ -98,7 +98,7 @@ class OnednnMatMul : public FastKernel {
     Shape y_shape;
     dnnl::matmul prim;
     dnnl::memory::desc a_md, b_md, c_md, y_md;
-    dnnl::memory packed_b;
+    PackedWeights packed_b;
     size_t scratch = 0;
     dnnl::memory::desc scratchpad_md;
   };
@@ -181,8 +181,7 @@ class OnednnMatMul : public FastKernel {
     p.scratch = pd.scratchpad_desc().get_size();
     p.scratchpad_md = pd.scratchpad_desc();
     if (pack) {
-      p.packed_b = dnnl::memory(pd.weights_desc(), cpu_engine());
-      reorder(p.b_md, const_b_.raw(), pd.weights_desc(), p.packed_b.get_data_handle());
+      p.packed_b = pack_weights(p.b_md, const_b_.raw(), pd.weights_desc());
     }
     p.valid = true;
   }

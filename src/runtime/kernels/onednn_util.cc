@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/memory/large_buffer.h"
 
 namespace ms::rt {
 
@@ -59,16 +60,22 @@ void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::me
   cpu_stream().wait();
 }
 
+PackedWeights pack_weights(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md) {
+  PackedWeights packed;
+  packed.storage = byte_buffer(to_md);
+  packed.memory = view_memory(to_md, packed.storage);
+  reorder(from_md, from, to_md, packed.storage.raw());
+  return packed;
+}
+
 Tensor byte_buffer(const dnnl::memory::desc& md) {
   return uninit_tensor(DType::UInt8, {static_cast<int64_t>(md.get_size())});
 }
 
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
   if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  const size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  std::shared_ptr<void> owner(p, [](void* q) { std::free(q); });
+  std::shared_ptr<void> owner = large_buffer(bytes);
+  void* p = owner.get();
   return Tensor::view(dtype, std::move(shape), p, std::move(owner));
 }
 

@@ -115,7 +115,7 @@ class OnednnQConv : public FastKernel {
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), src)},
         {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)},
-        {DNNL_ARG_WEIGHTS, p.packed_w},
+        {DNNL_ARG_WEIGHTS, p.packed_w.memory},
     };
     if (bias_.defined()) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, bias_);
     if (pad_bytes) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(p.scratchpad_md, cpu_engine(), scratch);
@@ -137,7 +137,7 @@ class OnednnQConv : public FastKernel {
     bool has_z = false;
     dnnl::convolution_forward prim;
     dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, scratchpad_md;
-    dnnl::memory packed_w;
+    PackedWeights packed_w;
     size_t scratch_bytes = 0;
     std::string impl;
   };
@@ -221,8 +221,7 @@ class OnednnQConv : public FastKernel {
     p->scratch_bytes = p->scratchpad_md.get_size();
     if (p->src_md != p->x_md) p->scratch_bytes += p->src_md.get_size();
     if (p->dst_md != p->y_md) p->scratch_bytes += p->dst_md.get_size();
-    p->packed_w = dnnl::memory(pd.weights_desc(), cpu_engine());
-    reorder(user_wmd, weights_.raw(), pd.weights_desc(), p->packed_w.get_data_handle());
+    p->packed_w = pack_weights(user_wmd, weights_.raw(), pd.weights_desc());
     return p;
   }
 

@@ -43,7 +43,7 @@ class OnednnQMatMul : public FastKernel {
     Tensor y = output_tensor(memory, 0, y_type_ == dt::u8 ? DType::UInt8 : DType::Int8, ys);
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, dnnl::memory(p->a_md, cpu_engine(), const_cast<void*>(a.raw()))},
-        {DNNL_ARG_WEIGHTS, p->packed_b},
+        {DNNL_ARG_WEIGHTS, p->packed_b.memory},
         {DNNL_ARG_DST, dnnl::memory(p->y_md, cpu_engine(), y.raw())},
     };
     Tensor pad;
@@ -68,7 +68,7 @@ class OnednnQMatMul : public FastKernel {
     int64_t M = 0;
     dnnl::matmul prim;
     dnnl::memory::desc a_md, y_md, scratchpad_md;
-    dnnl::memory packed_b;
+    PackedWeights packed_b;
   };
 
   Plan& plan_for(int64_t M) {
@@ -90,8 +90,7 @@ class OnednnQMatMul : public FastKernel {
                                     attr, cpu_engine());
     p->prim = dnnl::matmul(pd);
     p->scratchpad_md = pd.scratchpad_desc();
-    p->packed_b = dnnl::memory(pd.weights_desc(), cpu_engine());
-    reorder(user_b, b_.raw(), pd.weights_desc(), p->packed_b.get_data_handle());
+    p->packed_b = pack_weights(user_b, b_.raw(), pd.weights_desc());
     plans_.push_back(std::move(p));
     return *plans_.back();
   }

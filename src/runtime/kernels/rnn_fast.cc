@@ -62,14 +62,13 @@ class InputProjection {
       prim_ = dnnl::matmul(pd);
       packed_ = {};
       if (w_constant) {
-        packed_ = dnnl::memory(pd.weights_desc(), cpu_engine());
-        reorder(w_md_, w.raw(), pd.weights_desc(), packed_.get_data_handle());
+        packed_ = pack_weights(w_md_, w.raw(), pd.weights_desc());
       }
       rows_ = rows, in_ = in, n_ = n;
     }
     dnnl::memory y(y_md_, cpu_engine(), out);
     prim_.execute(cpu_stream(), {{DNNL_ARG_SRC, view_memory(x_md_, x)},
-                                 {DNNL_ARG_WEIGHTS, packed_ ? packed_ : view_memory(w_md_, w)},
+                                 {DNNL_ARG_WEIGHTS, packed_ ? packed_.memory : view_memory(w_md_, w)},
                                  {DNNL_ARG_BIAS, view_memory(b_md_, bias)},
                                  {DNNL_ARG_DST, y}});
     cpu_stream().wait();
@@ -79,7 +78,7 @@ class InputProjection {
   int64_t rows_ = -1, in_ = -1, n_ = -1;
   dnnl::memory::desc x_md_, w_md_, b_md_, y_md_;
   dnnl::matmul prim_;
-  dnnl::memory packed_;
+  PackedWeights packed_;
 };
 
 // One direction's rows [b0, b1) of the batch: the unit of work of a thread (or, in lockstep, of

@@ -1,21 +1,12 @@
 #include "runtime/memory/activation_arena.h"
 
+#include "runtime/memory/large_buffer.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 namespace ms::rt {
-namespace {
-
-std::shared_ptr<void> aligned_buffer(size_t bytes) {
-  const size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-}
-
-}  // namespace
-
 void ActivationArena::plan(const Graph& g, const std::function<std::optional<size_t>(const std::string&)>& bytes_of,
                            const MemoryPlanOptions& opts) {
   plan_ = plan_activation_memory(g, bytes_of, opts);
@@ -33,7 +24,7 @@ void ActivationArena::plan(const Graph& g, const std::function<std::optional<siz
   if (plan_.arena_bytes > capacity_) {
     buffer_.reset();
     capacity_ = 0;
-    buffer_ = aligned_buffer(plan_.arena_bytes);
+    buffer_ = large_buffer(plan_.arena_bytes);
     capacity_ = plan_.arena_bytes;
   }
 }
@@ -60,7 +51,7 @@ void* ActivationArena::scratch(size_t bytes) {
   if (bytes > scratch_capacity_) {
     scratch_.reset();
     scratch_capacity_ = 0;
-    scratch_ = aligned_buffer(bytes);
+    scratch_ = large_buffer(bytes);
     scratch_capacity_ = bytes;
   }
   return scratch_.get();
