@@ -18,10 +18,12 @@
 #include "cli/preprocess_flags.h"
 #include "formats/model_io.h"
 #include "passes/basic_passes.h"
+#include "passes/pipelines.h"
 #include "passes/subgraphs.h"
 #include "quant/accuracy.h"
 #include "quant/bias_correction.h"
 #include "quant/calibrate.h"
+#include "quant/channel_scales.h"
 #include "quant/config_file.h"
 #include "quant/quantizer.h"
 #include "quant/sensitivity.h"
@@ -222,12 +224,16 @@ int cmd_quant(const Args& args) {
     const Model fp = m;
     // Weights held by Constant nodes (PaddlePaddle exports) become initializers the quantizer can
     // rewrite; the float reference `fp` stays as loaded.
-    passes::run_basic_pipeline(m);
+    // Weight-only: BatchNormalization folds into the weights first (per-channel scales absorb it,
+    // and the file loses its four floats a channel).
+    const bool fold_bn = opts.type == quant::QuantType::Weight;
+    auto clean_up = [fold_bn](Model& model) {
+      passes::run_basic_pipeline(model);
+      return fold_bn ? passes::fold_channel_affine_into_weights(model) : size_t(0);
+    };
+    clean_up(m);
     // ...and in If/Loop/Scan bodies (Silero VAD keeps its weights there).
-    passes::optimize_subgraphs(m, [](Model& body) {
-      passes::run_basic_pipeline(body);
-      return size_t(0);
-    });
+    passes::optimize_subgraphs(m, clean_up);
     std::optional<analysis::InputSamples> samples;
     if (!input_file.empty()) {
       samples.emplace(analysis::open_input_files(m.graph, split_list(input_file), images));
@@ -293,8 +299,12 @@ int cmd_quant(const Args& args) {
     Model q = build_with(reverted, fallback_why, true);
     // Quantized weights are integers already; the scales stay float32 (weights_to_fp16 leaves them).
     const size_t fp16_weights = fp16 == "on" ? passes::weights_to_fp16(q) : 0;
+    // Weight-only MindIR: short channels' scales leave the weight (quant/channel_scales.h).
+    const size_t moved_scales = out_fmt == ModelFormat::MindIR && opts.type == quant::QuantType::Weight
+                                    ? quant::move_channel_scales_after_ops(q)
+                                    : 0;
     std::optional<quant::AccuracyScore> score;
-    if (fallback && fp16_weights == 0) score = fallback->final_score;
+    if (fallback && fp16_weights == 0 && moved_scales == 0) score = fallback->final_score;
     else if (probe) score = probe->score(q);
 
     const std::string written = save_model(q, output_file, out_fmt);
@@ -308,6 +318,9 @@ int cmd_quant(const Args& args) {
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
     if (correct_bias) std::cout << fmt::format("  bias corrected:        {} layer(s)\n", corrections.size());
     if (fp16 == "on") std::cout << fmt::format("  float16 storage:       {} float weight(s)\n", fp16_weights);
+    if (moved_scales)
+      std::cout << fmt::format("  channel scales as Mul: {} weight(s) (MindIR's per-channel parameters would cost more)\n",
+                               moved_scales);
     for (const auto& k : sum.kept_float) std::cout << "  kept float:            " << k << "\n";
     if (!ranking.empty()) {
       std::cout << fmt::format("  most sensitive layers (loss with only that layer quantized, {}):\n", metric_name);

@@ -9,6 +9,7 @@ std::optional<QuantWeightSpec> quant_weight_spec(const Node& node, int weight_ra
     QuantWeightSpec s{1, 0, {0}};
     s.bias_input = 2, s.reduce_axis = 1, s.activation_channel_axis = 1, s.groups = g ? int(g->i) : 1;
     s.reduce_trailing = true;
+    s.output_channel_axis = 1;  // Y is [N, M, ...]
     return s;
   }
   if (node.op_type == "Gemm") {
@@ -19,12 +20,14 @@ std::optional<QuantWeightSpec> quant_weight_spec(const Node& node, int weight_ra
     QuantWeightSpec s{1, trans_b ? 0 : 1, {0}};
     s.bias_input = 2, s.reduce_axis = trans_b ? 1 : 0, s.activation_channel_axis = ta && ta->i ? 0 : 1;
     if (const Attribute* beta = node.attr("beta")) s.bias_scale = beta->f;
+    s.output_channel_axis = -1;  // Y is [M, N]
     return s;
   }
   if (node.op_type == "MatMul") {
     // B is [..., K, N]; a MatMul of two activations quantizes both inputs, no weight.
     QuantWeightSpec s{1, weight_rank >= 2 ? weight_rank - 1 : 0, {0, 1}};
     s.reduce_axis = weight_rank >= 2 ? weight_rank - 2 : 0;
+    if (weight_rank >= 2) s.output_channel_axis = -1;  // Y is [..., N]
     return s;
   }
   if (node.op_type == "LSTM" || node.op_type == "GRU" || node.op_type == "RNN") {

@@ -24,6 +24,10 @@ struct QuantWeightSpec {
   // Blocked (4-bit) weights: the weight is also summed over every axis after reduce_axis (Conv's
   // kernel window), so blocks run over the flattened trailing axes.
   bool reduce_trailing = false;
+  // The axis of output 0 that holds the weight's output channels when the output is linear in each
+  // channel's weights (a per-channel factor of the weight can move after the op); negative counts
+  // from the end; nullopt when no such axis exists (recurrent ops).
+  std::optional<int> output_channel_axis;
   // Further weight inputs quantized the same way along the same channel axis (LSTM/GRU/RNN's
   // recurrence weights R).
   std::vector<int> more_weights;

@@ -83,6 +83,13 @@ std::vector<std::string> all_pass_names() {
   return names;
 }
 
+size_t fold_channel_affine_into_weights(Model& m) {
+  Rewriter rw(m, GraphInferOptions{});
+  PassStats stats;
+  for (auto* make : {make_fold_batch_norm, make_fold_scale_shift, make_eliminate_dead_code}) make()->run(rw, PassContext{}, stats);
+  return stats.rewrites;
+}
+
 size_t parameter_bytes(const Model& m) {
   size_t b = 0;
   for (const auto& [k, t] : m.graph.initializers) b += t.nbytes();

@@ -49,6 +49,11 @@ struct OptimizeResult {
 
 OptimizeResult optimize_model(Model& m, const OptimizeOptions& opts);
 
+// BatchNormalization and constant per-channel scale/shift after Conv/ConvTranspose/Gemm folded
+// into the producer's weight and bias (fold_batch_norm, fold_scale_shift), as a quantizer wants
+// them before it picks weight scales. Returns the rewrites.
+size_t fold_channel_affine_into_weights(Model& m);
+
 // Bytes of the initializers and Constant-node tensors.
 size_t parameter_bytes(const Model& m);
 

@@ -5,6 +5,7 @@
 
 #include "formats/onnx/opset_upgrade.h"
 #include "ops/quant_weight.h"
+#include "quant/fresh_names.h"
 #include "quant/opset21.h"
 #include "quant/quant_params.h"
 
@@ -66,35 +67,6 @@ std::vector<std::string> activation_inputs(const Graph& g, const Node& n, const 
     if (i < int(n.inputs.size()) && !n.inputs[i].empty() && !g.initializers.count(n.inputs[i])) r.push_back(n.inputs[i]);
   return r;
 }
-
-// A tensor name not used anywhere in the graph yet.
-class Names {
- public:
-  // Names of subgraphs count too: a body may read any outer name.
-  explicit Names(const Graph& g) { add(g); }
-  void add(const Graph& g) {
-    for (const auto& [k, v] : g.initializers) used_.insert(k);
-    for (const auto& v : g.inputs) used_.insert(v.name);
-    for (const auto& n : g.nodes) {
-      used_.insert(n.name);
-      for (const auto& s : n.inputs) used_.insert(s);
-      for (const auto& s : n.outputs) used_.insert(s);
-      for (const auto& [k, a] : n.attrs) {
-        if (a.g) add(*a.g);
-        for (const auto& sg : a.graphs) add(*sg);
-      }
-    }
-  }
-  std::string fresh(const std::string& base) {
-    std::string s = base;
-    for (int k = 1; used_.count(s); ++k) s = base + "_" + std::to_string(k);
-    used_.insert(s);
-    return s;
-  }
-
- private:
-  std::set<std::string> used_;
-};
 
 Tensor zero_point_tensor(const ActivationParams& p) {
   if (p.dtype == DType::Int8) return Tensor::scalar<int8_t>(int8_t(p.zero_point));

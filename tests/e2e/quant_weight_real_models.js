@@ -2,7 +2,8 @@
 // `ms quant --quantType WEIGHT_QUANT` on one real model of tests/real_models/data/manifest.json,
 // judged against ONNX Runtime's float32 outputs stored beside the manifest (not against anything
 // ms computed):
-//   --bitNum 8: the file is at most 30% of the float model's and every output of `ms run` on it has
+//   --bitNum 8, written as ONNX QDQ and as MindIR (the default output):
+//               each file is at most 30% of the float model's and every output of `ms run` on it has
 //               cosine >= 0.999 with ONNX Runtime's float32 output on the manifest's inputs (INT8_STATE_FLOORS
 //               lists the one exception, a recurrent state output, and why);
 //   --bitNum 4: the file is at most INT4_LIMITS' share of the float model's (blocked int4, opset
@@ -70,31 +71,47 @@ const inputs = entry.inputs.map((f) => path.join(data, f));
 // The manifest keeps some outputs only: data/<name>/output_<k>.npy holds output_names[k].
 const refNames = entry.outputs.map((f) => entry.output_names[Number(/output_(\d+)\.npy$/.exec(f)[1])]);
 const refs = entry.outputs.map((f) => readNpy(path.join(data, f)));
-const q = path.join(work, `${name}.w${bits}.onnx`);
-const log = execFileSync(ms, ['quant', '--modelFile', modelFile, '--quantType', 'WEIGHT_QUANT', '--bitNum', String(bits),
-  '--inputFile', inputs.join(','), '--outputFile', q], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const ratio = fs.statSync(q).size / fs.statSync(modelFile).size;
-const outDir = path.join(work, `${name}.w${bits}.out`);
-execFileSync(ms, ['run', '--modelFile', q, '--inDataFile', inputs.join(','), '--outputDir', outDir], { stdio: ['ignore', 'ignore', 'inherit'] });
-// `ms run` writes the graph's outputs in graph order; the manifest lists them in ONNX Runtime's.
-const graphOutputs = JSON.parse(execFileSync(ms, ['info', '--modelFile', q, '--json'], { encoding: 'utf8' })).outputs.map((o) => o.name);
-const ours = refNames.map((n) => {
-  const k = graphOutputs.indexOf(n);
-  if (k < 0) throw new Error(`${q} has no output ${n}`);
-  return readNpy(path.join(outDir, `output_${k}.npy`));
-});
-const cos = refs.map((r, i) => cosine(ours[i].data, r.data));
+// Quantizes to `file` (ONNX QDQ or MindIR by its extension), runs it, and returns its size ratio to
+// the float model and the cosine of each manifest output with ONNX Runtime's float32 one.
+function quantizeAndRun(file) {
+  const log = execFileSync(ms, ['quant', '--modelFile', modelFile, '--quantType', 'WEIGHT_QUANT', '--bitNum', String(bits),
+    '--inputFile', inputs.join(','), '--outputFile', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const ratio = fs.statSync(file).size / fs.statSync(modelFile).size;
+  const outDir = `${file}.out`;
+  execFileSync(ms, ['run', '--modelFile', file, '--inDataFile', inputs.join(','), '--outputDir', outDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // `ms run` writes the graph's outputs in graph order; the manifest lists them in ONNX Runtime's.
+  const graphOutputs = JSON.parse(execFileSync(ms, ['info', '--modelFile', file, '--json'], { encoding: 'utf8' })).outputs.map((o) => o.name);
+  const ours = refNames.map((n) => {
+    const k = graphOutputs.indexOf(n);
+    if (k < 0) throw new Error(`${file} has no output ${n}`);
+    return readNpy(path.join(outDir, `output_${k}.npy`));
+  });
+  const cos = refs.map((r, i) => cosine(ours[i].data, r.data));
+  console.log(`${name} --bitNum ${bits} (${path.extname(file)}): file ${(100 * ratio).toFixed(1)}% of fp32, output cosine vs ONNX Runtime fp32: ` +
+    cos.map((c, i) => `${refNames[i]} ${c.toFixed(6)}`).join(', '));
+  return { log, ratio, ours, cos };
+}
 
 const failures = [];
-console.log(`${name} --bitNum ${bits}: file ${(100 * ratio).toFixed(1)}% of fp32, output cosine vs ONNX Runtime fp32: ` +
-  cos.map((c, i) => `${refNames[i]} ${c.toFixed(6)}`).join(', '));
+let log = '';
+const q = path.join(work, `${name}.w${bits}.onnx`);
 if (bits === 8) {
-  if (!(ratio <= 0.30)) failures.push(`file is ${(100 * ratio).toFixed(1)}% of the float model (> 30%)`);
-  cos.forEach((c, i) => {
-    const floor = INT8_STATE_FLOORS[`${name}/${refNames[i]}`] ?? 0.999;
-    if (!(c >= floor)) failures.push(`output ${refNames[i]} cosine ${c} < ${floor}`);
-  });
+  // Both output formats: ONNX QDQ, and MindIR (the default), whose per-channel parameters cost
+  // more per channel than ONNX's (src/quant/channel_scales.h).
+  for (const file of [q, path.join(work, `${name}.w8.mindir`)]) {
+    const r = quantizeAndRun(file);
+    log += r.log;
+    const what = path.extname(file);
+    if (!(r.ratio <= 0.30)) failures.push(`${what}: file is ${(100 * r.ratio).toFixed(1)}% of the float model (> 30%)`);
+    r.cos.forEach((c, i) => {
+      const floor = INT8_STATE_FLOORS[`${name}/${refNames[i]}`] ?? 0.999;
+      if (!(c >= floor)) failures.push(`${what}: output ${refNames[i]} cosine ${c} < ${floor}`);
+    });
+  }
 } else {
+  const r4 = quantizeAndRun(q);
+  log = r4.log;
+  const { ratio, ours, cos } = r4;
   if (!INT4_LIMITS[name]) failures.push(`no 4-bit limits for ${name} in INT4_LIMITS`);
   const { max4, min4 } = INT4_LIMITS[name] || { max4: 0, min4: 1 };
   if (!(ratio <= max4)) failures.push(`file is ${(100 * ratio).toFixed(1)}% of the float model (> ${100 * max4}%)`);

@@ -21,6 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr size_t kLongGraphName = 16;
+
 std::string sanitize(std::string s) {
   for (auto& ch : s)
     if (ch == ':') ch = '_';
@@ -49,12 +51,16 @@ class Writer : public WriteCtx {
 
   void run(bool dry_run = false) {
     const Graph& G = m_.graph;
-    gname_ = sanitize(G.name.empty() ? "main_graph" : G.name);
+    // Every parameter, node and value name carries the graph's name as its prefix: a long one
+    // ("Model from PaddlePaddle.", 1,898 times in PaddleOCR det) becomes "main_graph", and the
+    // original travels in doc_string for the reader.
+    gname_ = sanitize(G.name.empty() || G.name.size() > kLongGraphName ? "main_graph" : G.name);
     proto_.set_ir_version("0.1.1");
     proto_.set_producer_name("MindSpore");
     proto_.set_model_version(opts_.model_version);
     g_ = proto_.mutable_graph();
     g_->set_name(gname_);
+    if (G.name.size() > kLongGraphName) g_->set_doc_string(G.name);
     prefix_ = gname_;
     proto_.set_little_endian(std::endian::native == std::endian::little);
     proto_.set_mind_ir_version(1);
