@@ -20,6 +20,7 @@
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_autotune.h"
+#include "runtime/memory/large_buffer.h"
 #include "runtime/kernels/onednn_util.h"
 
 namespace ms::rt {
@@ -277,21 +278,23 @@ class OnednnConv : public FastKernel {
     struct Run {
       dnnl::convolution_forward prim;
       std::unordered_map<int, dnnl::memory> args;
-    };
-    auto zeroed = [](const dnnl::memory::desc& md) {
-      dnnl::memory m(md, cpu_engine());
-      std::memset(m.get_data_handle(), 0, md.get_size());
-      return m;
+      std::vector<Tensor> buffers;  // the memory the args view
     };
     auto run = std::make_shared<std::optional<Run>>();
     return [=, this] {
       if (!*run) {
-        Run r{dnnl::convolution_forward(pd), {}};
+        Run r{dnnl::convolution_forward(pd), {}, {}};
+        // Mapped buffers (zero-filled): they leave no resident memory behind once tuning is done.
+        auto zeroed = [&r](const dnnl::memory::desc& md) {
+          std::shared_ptr<void> bytes = mapped_buffer(md.get_size());
+          void* p = bytes.get();
+          r.buffers.push_back(Tensor::view(DType::UInt8, {static_cast<int64_t>(md.get_size())}, p, std::move(bytes)));
+          return view_memory(md, r.buffers.back());
+        };
         r.args[DNNL_ARG_SRC] = zeroed(pd.src_desc());
         r.args[DNNL_ARG_DST] = zeroed(pd.dst_desc());
-        dnnl::memory w(pd.weights_desc(), cpu_engine());
-        reorder(p.user_wmd, weights_.raw(), pd.weights_desc(), w.get_data_handle());
-        r.args[DNNL_ARG_WEIGHTS] = w;
+        r.args[DNNL_ARG_WEIGHTS] = zeroed(pd.weights_desc());
+        reorder(p.user_wmd, weights_.raw(), pd.weights_desc(), r.args[DNNL_ARG_WEIGHTS].get_data_handle());
         if (p.has_bias) r.args[DNNL_ARG_BIAS] = zeroed(pd.bias_desc());
         if (pd.scratchpad_desc().get_size()) r.args[DNNL_ARG_SCRATCHPAD] = zeroed(pd.scratchpad_desc());
         if (p.z_binary) r.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = zeroed(p.z_md);

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/memory/large_buffer.h"
+
 namespace ms::rt {
 namespace {
 
@@ -23,11 +25,10 @@ bool autotune_enabled() {
 // since its last run; timed back to back they would stay cached, which flatters the
 // implementations with larger (Winograd-transformed) weights. Writing a buffer a few times the
 // size of a core's L2 cache before each run puts every candidate in the model's situation.
-void evict_core_caches() {
-  constexpr size_t kBytes = size_t(16) << 20;
-  static std::vector<char> buffer(kBytes);
+constexpr size_t kEvictBytes = size_t(16) << 20;
+void evict_core_caches(char* buffer) {
   static char value = 0;
-  std::memset(buffer.data(), ++value, buffer.size());
+  std::memset(buffer, ++value, kEvictBytes);
 }
 
 std::mutex forced_mu;
@@ -57,14 +58,18 @@ size_t fastest_candidate(const std::string& key, const std::vector<TimedCandidat
     if (auto it = decided.find(key); it != decided.end() && it->second < candidates.size()) return it->second;
   }
   std::vector<double> best(candidates.size(), std::numeric_limits<double>::infinity());
-  for (int round = 0; round < kRounds; ++round)
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      evict_core_caches();
-      const auto t0 = std::chrono::steady_clock::now();
-      candidates[i].run();
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (round > 0) best[i] = std::min(best[i], ms);
-    }
+  {
+    // Mapped for this tuning only: a static buffer would stay resident.
+    const std::shared_ptr<void> evict = mapped_buffer(kEvictBytes);
+    for (int round = 0; round < kRounds; ++round)
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        evict_core_caches(static_cast<char*>(evict.get()));
+        const auto t0 = std::chrono::steady_clock::now();
+        candidates[i].run();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (round > 0) best[i] = std::min(best[i], ms);
+      }
+  }
   const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
   std::lock_guard<std::mutex> lock(mu);
   decided[key] = pick;

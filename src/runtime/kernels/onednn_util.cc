@@ -62,7 +62,9 @@ void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::me
 
 PackedWeights pack_weights(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md) {
   PackedWeights packed;
-  packed.storage = byte_buffer(to_md);
+  std::shared_ptr<void> bytes = weight_buffer(to_md.get_size());
+  void* p = bytes.get();
+  packed.storage = Tensor::view(DType::UInt8, {static_cast<int64_t>(to_md.get_size())}, p, std::move(bytes));
   packed.memory = view_memory(to_md, packed.storage);
   reorder(from_md, from, to_md, packed.storage.raw());
   return packed;

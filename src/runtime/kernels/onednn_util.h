@@ -40,8 +40,8 @@ Tensor byte_buffer(const dnnl::memory::desc& md);
 // Copies `from` (described by from_md) into `to` (to_md), converting the layout.
 void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md, void* to);
 
-// Constant weights reordered once into an implementation's layout, in storage that large ones get
-// on huge pages (runtime/memory/large_buffer.h).
+// Constant weights reordered once into an implementation's layout, in huge-page regions the
+// session's weights share (weight_buffer, runtime/memory/large_buffer.h).
 struct PackedWeights {
   dnnl::memory memory;  // views `storage`
   Tensor storage;

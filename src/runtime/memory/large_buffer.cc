@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 
 namespace ms::rt {
@@ -11,17 +14,58 @@ namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
 // Below this the rounding to whole huge pages would cost more resident memory than it saves.
 constexpr size_t kHugeFrom = size_t{1} << 20;
+constexpr size_t kRegion = size_t{16} << 20;
+
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+// Mapped, not malloc'ed: unmapping gives the pages back at once, where glibc would keep freed
+// blocks of this size in its heap (the autotuner's timing buffers stayed resident that way).
+std::shared_ptr<char> mapped_region(size_t bytes, bool huge) {
+  if (!huge) {
+    const size_t rounded = round_up(std::max<size_t>(bytes, 1), 4096);
+    void* p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return std::shared_ptr<char>(static_cast<char*>(p), [rounded](char* q) { ::munmap(q, rounded); });
+  }
+  const size_t rounded = round_up(bytes, kHugePage);
+  // Over-map by one huge page and trim, so that the region starts on a huge-page boundary.
+  void* raw = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t start = round_up(base, kHugePage);
+  if (start > base) ::munmap(raw, start - base);
+  if (const size_t tail = kHugePage - (start - base)) ::munmap(reinterpret_cast<void*>(start + rounded), tail);
+  ::madvise(reinterpret_cast<void*>(start), rounded, MADV_HUGEPAGE);  // advisory: without THP it still works
+  return std::shared_ptr<char>(reinterpret_cast<char*>(start), [rounded](char* q) { ::munmap(q, rounded); });
+}
 
 }  // namespace
 
 std::shared_ptr<void> large_buffer(size_t bytes) {
-  const bool huge = bytes >= kHugeFrom;
-  const size_t align = huge ? kHugePage : 64;
-  const size_t rounded = bytes ? (bytes + align - 1) / align * align : align;
-  void* p = std::aligned_alloc(align, rounded);
+  if (bytes >= kHugeFrom) return mapped_region(bytes, true);
+  void* p = std::aligned_alloc(64, bytes ? round_up(bytes, 64) : 64);
   if (!p) throw std::bad_alloc();
-  if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advisory: without THP the buffer still works
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+std::shared_ptr<void> mapped_buffer(size_t bytes) { return mapped_region(bytes, bytes >= kHugeFrom); }
+
+std::shared_ptr<void> weight_buffer(size_t bytes) {
+  bytes = bytes ? round_up(bytes, 64) : 64;
+  if (bytes > kRegion / 4) return mapped_region(bytes, true);
+  static std::mutex mu;
+  static std::weak_ptr<char> current;  // weak: a region dies with its last slice
+  static size_t used = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<char> region = current.lock();
+  if (!region || used + bytes > kRegion) {
+    region = mapped_region(kRegion, true);
+    current = region;
+    used = 0;
+  }
+  char* p = region.get() + used;
+  used += bytes;
+  return std::shared_ptr<void>(region, p);  // shares ownership of the whole region
 }
 
 }  // namespace ms::rt
