@@ -100,5 +100,97 @@ TEST(MindirControlFlow, WrittenAsSwitchAndRecursiveFunctionGraphs) {
   }
 }
 
+// z = If(flag, then: x + w + one, else: x - w - one), where w (512 floats) and one are Constant
+// nodes of the main graph that only the branches read, and the If's name is a long scope path.
+Model shared_constant_model() {
+  std::vector<float> w(512);
+  for (size_t k = 0; k < w.size(); ++k) w[k] = 0.25f * float(k);
+  auto constant = [](const std::string& out, Tensor t) {
+    Node n = test::make_node("Constant", {}, {out}, out + "_node");
+    n.attrs["value"] = Attribute::of_tensor(std::move(t));
+    return n;
+  };
+  auto branch = [](const std::string& name, const std::string& op) {
+    auto g = std::make_shared<Graph>();
+    g->name = name;
+    g->nodes = {test::make_node(op, {"x", "w"}, {name + "_a"}, name + "_first"),
+                test::make_node(op, {name + "_a", "one"}, {name + "_out"}, name + "_second")};
+    g->outputs = {test::tensor_info(name + "_out", DType::Float32, {512})};
+    return g;
+  };
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "shared";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {512}), test::tensor_info("flag", DType::Bool, {})};
+  Node cond = test::make_node("If", {"flag"}, {"z"}, "encoder/decoder/rnn/choose");
+  cond.attrs["then_branch"] = Attribute::of_graph(branch("then", "Add"));
+  cond.attrs["else_branch"] = Attribute::of_graph(branch("else", "Sub"));
+  m.graph.nodes = {constant("w", Tensor::from_vector<float>(w, {512})), constant("one", Tensor::scalar<float>(1.f)), cond};
+  m.graph.outputs = {{"z", {}}};
+  return m;
+}
+
+// A large Constant read by both branches is stored once, as a main-graph parameter the functions
+// read by name; a scalar one stays a value node of each function. Function names keep the last
+// component of the node's scope path; nodes carry neither `name` nor `domain` (MindSpore knows a
+// node by output[0]), and every output name is unique in the file.
+TEST(MindirControlFlow, ConstantReadByBothBranchesIsStoredOnce) {
+  Model m = shared_constant_model();
+  std::string bytes = mindir::export_mindir_bytes(m);
+  mind_ir::ModelProto p;
+  ASSERT_TRUE(p.ParseFromString(bytes));
+  const Tensor& w = m.graph.nodes[0].attrs.at("value").t;
+  const std::string w_bytes(static_cast<const char*>(w.raw()), w.nbytes());
+  int w_copies = 0, one_values = 0;
+  for (const auto& t : p.graph().parameter()) {
+    if (t.raw_data() == w_bytes) {
+      ++w_copies;
+      EXPECT_EQ(t.name(), "shared:w");
+      EXPECT_EQ(t.ref_key(), "w");
+    }
+  }
+  std::set<std::string> outputs;
+  std::vector<std::string> function_names;
+  auto scan = [&](const mind_ir::GraphProto& g) {
+    for (const auto& n : g.node()) {
+      ASSERT_EQ(n.output_size(), 1);
+      EXPECT_TRUE(outputs.insert(n.output(0)).second) << n.output(0) << " is output twice";
+      EXPECT_FALSE(n.has_name()) << n.output(0);
+      EXPECT_FALSE(n.has_domain()) << n.output(0);
+      if (n.op_type() != "Constant") continue;
+      for (const auto& t : n.attribute(0).tensors()) {
+        if (t.raw_data() == w_bytes) ++w_copies;
+        if (t.dims_size() == 0 && t.raw_data().size() == 4) ++one_values;
+      }
+    }
+  };
+  scan(p.graph());
+  for (const auto& f : p.functions()) {
+    function_names.push_back(f.name());
+    scan(f);
+  }
+  EXPECT_EQ(w_copies, 1);
+  EXPECT_EQ(one_values, 2);  // one value node in each branch
+  ASSERT_EQ(function_names.size(), 2u);
+  for (const auto& f : function_names) {
+    EXPECT_EQ(f.find('/'), std::string::npos) << f;
+    EXPECT_TRUE(f.rfind("choose_then_", 0) == 0 || f.rfind("choose_else_", 0) == 0) << f;
+  }
+
+  Model back = mindir::import_mindir_bytes(bytes, "shared.mindir");
+  std::vector<float> x(512);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = 3.f - float(k);
+  for (bool flag : {true, false}) {
+    Tensor f(DType::Bool, {});
+    f.data<bool>()[0] = flag;
+    auto outs = run_reference(back, {Value(Tensor::from_vector<float>(x, {512})), Value(f)});
+    ASSERT_EQ(outs.size(), 1u);
+    for (int k : {0, 1, 200, 511}) {
+      const float want = flag ? (3.f - k) + 0.25f * k + 1.f : (3.f - k) - 0.25f * k - 1.f;
+      EXPECT_FLOAT_EQ(outs[0].tensor.data<float>()[k], want) << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ms

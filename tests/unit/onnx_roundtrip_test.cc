@@ -119,5 +119,58 @@ TEST(Importer, CorruptOldOpsetModelIsAnErrorNotACrash) {
   EXPECT_NO_THROW(onnx_format::import_onnx_bytes(p.SerializeAsString(), "corrupt.onnx"));
 }
 
+// The version converter runs ONNX shape inference first; what inference adds to the value_info of
+// If bodies must not stay in the imported model (47 KB of Silero VAD's quantized file), while what
+// the file declared stays.
+TEST(Importer, BodiesKeepOnlyTheValueInfoTheFileDeclared) {
+  onnx::ModelProto p;
+  p.set_ir_version(8);
+  p.add_opset_import()->set_version(16);
+  auto* g = p.mutable_graph();
+  g->set_name("g");
+  auto tensor = [](onnx::ValueInfoProto* v, const std::string& name, int elem, std::vector<int64_t> dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    auto* shape = t->mutable_shape();  // a scalar has a shape with no dims
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  };
+  tensor(g->add_input(), "x", 1, {2, 3});
+  tensor(g->add_input(), "flag", 9, {});
+  tensor(g->add_output(), "z", 1, {2, 3});
+  auto* n = g->add_node();
+  n->set_op_type("If");
+  n->set_name("choose");
+  n->add_input("flag");
+  n->add_output("z");
+  auto branch = [&](const std::string& attr, const std::string& op, bool declare) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(attr);
+    auto* first = b->add_node();
+    first->set_op_type(op);
+    first->add_input("x");
+    first->add_output(attr + "_a");
+    auto* second = b->add_node();
+    second->set_op_type("Neg");
+    second->add_input(attr + "_a");
+    second->add_output(attr + "_out");
+    tensor(b->add_output(), attr + "_out", 1, {2, 3});
+    if (declare) tensor(b->add_value_info(), attr + "_a", 1, {2, 3});
+  };
+  branch("then_branch", "Relu", true);
+  branch("else_branch", "Abs", false);
+  Model m = onnx_format::import_onnx_bytes(p.SerializeAsString(), "bodies.onnx");
+  ASSERT_EQ(m.opset(""), onnx_format::kCanonicalOpset);  // the converter ran
+  ASSERT_EQ(m.graph.nodes.size(), 1u);
+  const Graph& then_g = *m.graph.nodes[0].attrs.at("then_branch").g;
+  const Graph& else_g = *m.graph.nodes[0].attrs.at("else_branch").g;
+  ASSERT_EQ(then_g.value_info.size(), 1u);
+  EXPECT_EQ(then_g.value_info[0].name, "then_branch_a");
+  EXPECT_TRUE(else_g.value_info.empty());
+}
+
 }  // namespace
 }  // namespace ms

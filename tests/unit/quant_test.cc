@@ -255,6 +255,40 @@ TEST(QuantModel, WeightQuantKeepsActivationsFloatAndRespectsSkips) {
   EXPECT_EQ(quant::quantize_model(s, o, {}).weights_quantized, 0);
 }
 
+// Both branches of an If hold their own copy of one weight (as Silero VAD's LSTM branches fold
+// it): each copy is quantized, the two identical results are stored once in the main graph, and
+// the summary counts their bytes once: 108 float32 weights before; 108 int8, 4 float scales and 4
+// int8 zero points after.
+TEST(QuantModel, WeightCopiedIntoTwoBranchesCountsOnce) {
+  const Tensor w = random_weight({4, 3, 3, 3}, 5);
+  auto branch = [&](const std::string& name) {
+    auto g = std::make_shared<Graph>();
+    g->name = name;
+    g->initializers[name + "_W"] = w;
+    g->nodes = {test::make_node("Conv", {"x", name + "_W"}, {name + "_y"}, name + "_conv")};
+    g->outputs = {test::tensor_info(name + "_y", DType::Float32, {1, 4, 6, 6})};
+    return g;
+  };
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "branches";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {1, 3, 8, 8}), test::tensor_info("flag", DType::Bool, {})};
+  m.graph.outputs = {test::tensor_info("y", DType::Float32, {1, 4, 6, 6})};
+  Node n = test::make_node("If", {"flag"}, {"y"}, "choose");
+  n.attrs["then_branch"] = Attribute::of_graph(branch("then"));
+  n.attrs["else_branch"] = Attribute::of_graph(branch("else"));
+  m.graph.nodes = {n};
+  quant::QuantOptions o;
+  o.type = quant::QuantType::Weight;
+  const auto sum = quant::quantize_model(m, o, {});
+  EXPECT_EQ(sum.weights_quantized, 2);
+  EXPECT_EQ(sum.weight_bytes_before, 108u * 4);
+  EXPECT_EQ(sum.weight_bytes_after, 108u + 4 * 4 + 4);
+  int int8_initializers = 0;
+  for (const auto& [name, t] : m.graph.initializers) int8_initializers += t.dtype() == DType::Int8 && t.numel() == 108;
+  EXPECT_EQ(int8_initializers, 1);
+}
+
 class QuantCli : public ::testing::Test {
  protected:
   void SetUp() override {

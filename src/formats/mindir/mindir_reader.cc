@@ -606,7 +606,7 @@ class Reader {
 
   void read_node(const mind_ir::NodeProto& n) {
     std::string out = n.output_size() ? n.output(0) : n.name();
-    std::string what = file_ + ": node '" + n.name() + "' (" + n.op_type() + ")";
+    std::string what = file_ + ": node '" + out + "' (" + n.op_type() + ")";
     if (n.op_type() == "Constant") {
       if (n.attribute_size() < 1) fail("{}: Constant without a value", what);
       MsValue v = decode_value(n.attribute(0), what);
@@ -694,7 +694,7 @@ class Reader {
     std::vector<RVal> ins;
     for (const auto& i : n.input()) ins.push_back(lookup(i, what));
     cur_base_ = base_name(out);
-    what = file_ + ": node '" + n.name() + "' (" + prim + ")";
+    what = file_ + ": node '" + out + "' (" + prim + ")";
     // Quantized graph inputs are read through fake quantization by the primitives that say so.
     if (input_qp)
       if (auto q = activation_quant(*graph_input_quant_param(*input_qp, what), what))

@@ -11,6 +11,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/graph_sort.h"
@@ -157,6 +158,32 @@ bool uses_op(const onnx::GraphProto& g, const std::string& op) {
   return false;
 }
 
+// The value_info entries of `g` and of the bodies nested in it, by name.
+void declared_value_info(const onnx::GraphProto& g, std::map<std::string, const onnx::ValueInfoProto*>& out) {
+  for (const auto& v : g.value_info()) out.emplace(v.name(), &v);
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) declared_value_info(a.g(), out);
+      for (const auto& sg : a.graphs()) declared_value_info(sg, out);
+    }
+}
+
+// Keeps, in the bodies nested in `g`'s nodes, only the value_info that the file declared.
+void keep_declared_body_value_info(onnx::GraphProto& g, const std::map<std::string, const onnx::ValueInfoProto*>& declared) {
+  auto keep = [&](onnx::GraphProto& body) {
+    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+    for (const auto& v : body.value_info())
+      if (auto it = declared.find(v.name()); it != declared.end()) *kept.Add() = *it->second;
+    body.mutable_value_info()->Swap(&kept);
+    keep_declared_body_value_info(body, declared);
+  };
+  for (auto& n : *g.mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) keep(*a.mutable_g());
+      for (auto& sg : *a.mutable_graphs()) keep(sg);
+    }
+}
+
 // Upgrades the model to the canonical opset in place when ONNX's converter can; returns false and
 // leaves the model untouched otherwise.
 bool upgrade_opset(onnx::ModelProto& m) {
@@ -191,8 +218,12 @@ bool upgrade_opset(onnx::ModelProto& m) {
     // what the model computes for its callers: keep the original then.
     if (!same_interface(inferred.graph(), converted.graph())) return false;
     // The converter keeps the value_info it was given; drop what shape inference added so that the
-    // imported graph carries only what the file declared.
+    // imported graph carries only what the file declared, in If/Loop/Scan bodies too (Silero VAD's
+    // 632 inferred entries there were 47 KB of its 693 KB WEIGHT_QUANT output).
     converted.mutable_graph()->mutable_value_info()->CopyFrom(m.graph().value_info());
+    std::map<std::string, const onnx::ValueInfoProto*> declared;
+    declared_value_info(m.graph(), declared);
+    keep_declared_body_value_info(*converted.mutable_graph(), declared);
     m = std::move(converted);
     return true;
   } catch (const std::exception&) {
