@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "quant/fresh_names.h"
+
 namespace ms::quant {
 namespace {
 
@@ -9,23 +11,9 @@ namespace {
 const std::set<std::string> kReduceAxesToInput = {"ReduceL1",  "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
                                                   "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSumSquare"};
 
-void collect_names(const Graph& g, std::set<std::string>& used) {
-  for (const auto& [k, v] : g.initializers) used.insert(k);
-  for (const auto& v : g.inputs) used.insert(v.name);
-  for (const auto& n : g.nodes) {
-    used.insert(n.name);
-    for (const auto& s : n.inputs) used.insert(s);
-    for (const auto& s : n.outputs) used.insert(s);
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) collect_names(*a.g, used);
-      for (const auto& sg : a.graphs) collect_names(*sg, used);
-    }
-  }
-}
-
 class Raiser {
  public:
-  Raiser(int64_t from, const std::string& file, std::set<std::string>& used) : from_(from), file_(file), used_(used) {}
+  Raiser(int64_t from, const std::string& file, Names& names) : from_(from), file_(file), names_(names) {}
   size_t rewritten = 0;
 
   void run(Graph& g) {
@@ -43,9 +31,7 @@ class Raiser {
     if (from_ < 18 && kReduceAxesToInput.count(n.op_type)) {
       auto it = n.attrs.find("axes");
       if (it == n.attrs.end()) return;  // no axes: all of them, in both forms
-      std::string name = n.name + "_axes";
-      for (int k = 1; used_.count(name); ++k) name = n.name + "_axes_" + std::to_string(k);
-      used_.insert(name);
+      const std::string name = names_.fresh(n.name + "_axes");
       g.initializers[name] = Tensor::from_vector<int64_t>(it->second.ints, {int64_t(it->second.ints.size())});
       n.attrs.erase(it);
       n.inputs.resize(1);
@@ -78,7 +64,7 @@ class Raiser {
 
   int64_t from_;
   std::string file_;
-  std::set<std::string>& used_;
+  Names& names_;
 };
 
 }  // namespace
@@ -87,9 +73,8 @@ size_t raise_opset_to_21(Model& m) {
   const int64_t from = m.opset();
   if (from >= 21) return 0;
   if (from < 13) fail_unsupported("{}: raising opset {} to 21 is not supported; convert the model to opset 13 first", m.source_path, from);
-  std::set<std::string> used;
-  collect_names(m.graph, used);
-  Raiser r(from, m.source_path, used);
+  Names names(m.graph);
+  Raiser r(from, m.source_path, names);
   r.run(m.graph);
   m.opsets[""] = 21;
   m.ir_version = std::max<int64_t>(m.ir_version, 10);  // int4 tensors are IR version 10
