@@ -44,6 +44,13 @@ double pool_flops(const Node& node, const std::vector<Shape>& in, const std::vec
   return numel_of(out, 0) * taps;
 }
 
+// The data input and the weight of an integer op whose weight is input `w` (the QLinear forms put
+// scales and zero points between them), in the order conv_flops and matmul_flops read.
+std::vector<Shape> data_and_weight(const std::vector<Shape>& in, size_t w) {
+  if (in.size() <= w) return {};
+  return {in[0], in[w]};
+}
+
 int64_t int_attr(const Node& n, const char* name, int64_t def) {
   const Attribute* a = n.attr(name);
   return a ? a->i : def;
@@ -59,6 +66,11 @@ double op_flops(const Node& node, const OpDef& def, const std::vector<Shape>& in
     return f;
   }
   if (op == "ConvTranspose") return conv_transpose_flops(in, int_attr(node, "group", 1));
+  // Integer convolutions and products do the same multiply-adds, on int8 operands.
+  if (op == "QLinearConv" || op == "QConvFloatOut") return conv_flops(data_and_weight(in, 3), out, int_attr(node, "group", 1));
+  if (op == "ConvInteger") return conv_flops(in, out, int_attr(node, "group", 1));
+  if (op == "QLinearMatMul") return matmul_flops(data_and_weight(in, 3), out, false);
+  if (op == "MatMulInteger") return matmul_flops(in, out, false);
   if (op == "MatMul" || op == "FusedMatMul") return matmul_flops(in, out, false);
   if (op == "Gemm" || op == "FusedGemm") return matmul_flops(in, out, int_attr(node, "transA", 0) != 0);
   if (op == "MultiHeadAttention" && in.size() >= 3 && in[0].size() == 3 && in[1].size() == 3 && in[2].size() == 3) {
