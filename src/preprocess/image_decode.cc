@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "preprocess/exif_orientation.h"
 
 namespace ms::preprocess {
 namespace {
@@ -38,13 +39,17 @@ bool has_image_extension(const std::string& path) {
 }
 
 Image decode_image(const std::string& path) {
-  if (!has_image_signature(first_bytes(path, 8)))
+  const std::string head = first_bytes(path, 8);
+  if (!has_image_signature(head))
     fail("{}: not a JPEG, PNG or BMP image (its first bytes are no image signature)", path);
   int w = 0, h = 0, channels_in_file = 0;
   std::unique_ptr<stbi_uc, void (*)(void*)> data(stbi_load(path.c_str(), &w, &h, &channels_in_file, 3), stbi_image_free);
   if (!data) fail("{}: cannot decode the image ({})", path, stbi_failure_reason() ? stbi_failure_reason() : "unknown reason");
   Image img(h, w, 3);
   std::copy(data.get(), data.get() + img.pixels.size(), img.pixels.begin());
+  // A JPEG's EXIF block sits in the header segments, before the image data: its first 256 KiB hold it.
+  if (head.compare(0, 2, "\xFF\xD8") == 0)
+    return apply_exif_orientation(img, jpeg_exif_orientation(first_bytes(path, size_t(256) << 10)));
   return img;
 }
 

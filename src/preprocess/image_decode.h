@@ -11,7 +11,8 @@ namespace ms::preprocess {
 bool has_image_extension(const std::string& path);
 
 // Three channels in R, G, B order (grey images are replicated, alpha is dropped, 16-bit PNGs are
-// scaled to 8 bits), as floats 0..255. A file that is not a JPEG, PNG or BMP by its first bytes, or
+// scaled to 8 bits), as floats 0..255, JPEGs turned upright by their EXIF orientation (as OpenCV's
+// imread does). A file that is not a JPEG, PNG or BMP by its first bytes, or
 // that does not decode, is InvalidInput naming the file.
 Image decode_image(const std::string& path);
 

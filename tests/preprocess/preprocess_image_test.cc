@@ -172,6 +172,53 @@ TEST_F(PreprocessImage, JpegDecodesWithinASmallToleranceOfItsSource) {
   EXPECT_LE(sum / (3 * 48 * 64), 1.5);
 }
 
+// The file at `from` with an EXIF APP1 segment holding orientation `o` inserted after its SOI
+// marker, in big-endian ("MM") or little-endian ("II") TIFF byte order.
+void add_exif_orientation(const std::string& from, const std::string& to, int o, bool little) {
+  std::ifstream in(from, std::ios::binary);
+  std::string jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto u16 = [&](int v) { return little ? std::string{char(v & 0xFF), char(v >> 8)} : std::string{char(v >> 8), char(v & 0xFF)}; };
+  auto u32 = [&](int v) { return little ? u16(v & 0xFFFF) + u16(v >> 16) : u16(v >> 16) + u16(v & 0xFFFF); };
+  // TIFF header, then IFD0 with one entry: tag 0x0112 (Orientation), type 3 (SHORT), count 1.
+  std::string tiff = std::string(little ? "II" : "MM") + u16(42) + u32(8) + u16(1) + u16(0x0112) + u16(3) + u32(1) +
+                     u16(o) + u16(0) + u32(0);
+  std::string app1 = std::string("Exif\0\0", 6) + tiff;
+  const int len = int(app1.size()) + 2;
+  std::string segment = std::string("\xFF\xE1", 2) + char(len >> 8) + char(len & 0xFF) + app1;
+  std::ofstream(to, std::ios::binary) << jpeg.substr(0, 2) + segment + jpeg.substr(2);
+}
+
+TEST_F(PreprocessImage, JpegsAreTurnedUprightByTheirExifOrientation) {
+  // Stored 16 x 32, one colour per quadrant: red top-left, green top-right, blue bottom-left,
+  // white bottom-right.
+  auto quadrants = [](int64_t y, int64_t x, int64_t c) {
+    const int q = (y >= 8 ? 2 : 0) + (x >= 16 ? 1 : 0);
+    const int rgb[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+    return rgb[q][c];
+  };
+  test::write_image(path("q.jpg"), 16, 32, quadrants);
+  enum Corner { TL, TR, BL, BR };
+  // Where the stored top-left and top-right corners appear once shown upright (EXIF 2.3, tag 0x0112:
+  // e.g. 6 = "the 0th row is the visual right-hand side, the 0th column the visual top").
+  const Corner where[9][2] = {{}, {TL, TR}, {TR, TL}, {BR, BL}, {BL, BR}, {TL, BL}, {TR, BR}, {BR, TR}, {BL, TL}};
+  for (int o = 1; o <= 8; ++o)
+    for (bool little : {false, true}) {
+      SCOPED_TRACE("orientation " + std::to_string(o) + (little ? " II" : " MM"));
+      add_exif_orientation(path("q.jpg"), path("r.jpg"), o, little);
+      const Tensor t = preprocess::image_to_tensor(path("r.jpg"), {});
+      const int64_t h = t.dim(2), w = t.dim(3);
+      ASSERT_EQ(t.shape(), (o >= 5 ? Shape{1, 3, 32, 16} : Shape{1, 3, 16, 32}));
+      auto corner_is = [&](Corner k, int r, int g, int b) {
+        const int64_t y = k == TL || k == TR ? 1 : h - 2, x = k == TL || k == BL ? 1 : w - 2;
+        EXPECT_NEAR(nchw(t, 0, y, x), r, 40) << "corner " << int(k);
+        EXPECT_NEAR(nchw(t, 1, y, x), g, 40) << "corner " << int(k);
+        EXPECT_NEAR(nchw(t, 2, y, x), b, 40) << "corner " << int(k);
+      };
+      corner_is(where[o][0], 255, 0, 0);  // the stored top-left (red)
+      corner_is(where[o][1], 0, 255, 0);  // the stored top-right (green)
+    }
+}
+
 template <class F>
 std::string error_of(F f) {
   try {
