@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "formats/onnx/opset_upgrade.h"
 #include "ops/quant_weight.h"
@@ -280,10 +281,13 @@ class GraphQuantizer {
     // Bodies that fold their own copy of one outer weight quantize it once each, and the copies
     // are stored once (BodyInitializerSharing): its bytes count once (Silero VAD's LSTM weights
     // were counted twice, 3.07 MiB of float weights in a 2.22 MiB file).
-    std::string key = fmt::format("{}{}{}", int(qw.q.dtype()), shape_str(qw.q.shape()), shape_str(qw.scale.shape()));
-    key.append(static_cast<const char*>(qw.q.raw()), qw.q.nbytes());
-    key.append(static_cast<const char*>(qw.scale.raw()), qw.scale.nbytes());
-    const bool first_copy = counted_.insert(std::move(key)).second;
+    // A digest, not the bytes: IS-Net's keys would otherwise hold a second copy of its 44 MB.
+    auto digest = [](const Tensor& t) {
+      return std::hash<std::string_view>{}(std::string_view(static_cast<const char*>(t.raw()), t.nbytes()));
+    };
+    const std::string key = fmt::format("{}{}{}:{:x}:{:x}", int(qw.q.dtype()), shape_str(qw.q.shape()),
+                                        shape_str(qw.scale.shape()), digest(qw.q), digest(qw.scale));
+    const bool first_copy = counted_.insert(key).second;
     if (first_copy) {
       sum_.weight_bytes_before += w.nbytes();
       sum_.weight_bytes_after += stored_bytes(qw.q) + stored_bytes(qw.scale);
@@ -326,7 +330,7 @@ class GraphQuantizer {
   const std::map<std::string, Range>& ranges_;
   Names& names_;
   QuantSummary& sum_;
-  std::set<std::string> counted_;  // the quantized weights counted, by their stored values
+  std::set<std::string> counted_;  // the quantized weights counted, by a digest of their stored values
 };
 
 // Names read by the nodes of `g` and of every body nested in them.
