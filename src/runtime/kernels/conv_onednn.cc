@@ -20,8 +20,8 @@
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_autotune.h"
-#include "runtime/memory/large_buffer.h"
 #include "runtime/kernels/onednn_util.h"
+#include "runtime/memory/large_buffer.h"
 
 namespace ms::rt {
 namespace {
@@ -286,9 +286,7 @@ class OnednnConv : public FastKernel {
         Run r{dnnl::convolution_forward(pd), {}, {}};
         // Mapped buffers (zero-filled): they leave no resident memory behind once tuning is done.
         auto zeroed = [&r](const dnnl::memory::desc& md) {
-          std::shared_ptr<void> bytes = mapped_buffer(md.get_size());
-          void* p = bytes.get();
-          r.buffers.push_back(Tensor::view(DType::UInt8, {static_cast<int64_t>(md.get_size())}, p, std::move(bytes)));
+          r.buffers.push_back(owned_bytes(mapped_buffer(md.get_size()), md.get_size()));
           return view_memory(md, r.buffers.back());
         };
         r.args[DNNL_ARG_SRC] = zeroed(pd.src_desc());

@@ -1,6 +1,7 @@
 #include "runtime/kernels/onednn_util.h"
 
 #include <cstdlib>
+#include <new>
 
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/memory/large_buffer.h"
@@ -62,9 +63,7 @@ void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::me
 
 PackedWeights pack_weights(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md) {
   PackedWeights packed;
-  std::shared_ptr<void> bytes = weight_buffer(to_md.get_size());
-  void* p = bytes.get();
-  packed.storage = Tensor::view(DType::UInt8, {static_cast<int64_t>(to_md.get_size())}, p, std::move(bytes));
+  packed.storage = owned_bytes(weight_buffer(to_md.get_size()), to_md.get_size());
   packed.memory = view_memory(to_md, packed.storage);
   reorder(from_md, from, to_md, packed.storage.raw());
   return packed;
@@ -74,10 +73,19 @@ Tensor byte_buffer(const dnnl::memory::desc& md) {
   return uninit_tensor(DType::UInt8, {static_cast<int64_t>(md.get_size())});
 }
 
+Tensor owned_bytes(std::shared_ptr<void> owner, size_t bytes) {
+  void* p = owner.get();
+  return Tensor::view(DType::UInt8, {static_cast<int64_t>(bytes)}, p, std::move(owner));
+}
+
+// Per-run temporaries and outputs come from the heap, where glibc reuses freed blocks from run to
+// run; long-lived buffers take runtime/memory/large_buffer.h instead.
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
   if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  std::shared_ptr<void> owner = large_buffer(bytes);
-  void* p = owner.get();
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) throw std::bad_alloc();
+  std::shared_ptr<void> owner(p, [](void* q) { std::free(q); });
   return Tensor::view(dtype, std::move(shape), p, std::move(owner));
 }
 

@@ -34,6 +34,9 @@ Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes = 0);
 class KernelMemory;
 Tensor output_tensor(KernelMemory& memory, size_t i, DType dtype, Shape shape, size_t bytes = 0);
 
+// A flat uint8 tensor over `bytes` bytes that `owner` keeps alive.
+Tensor owned_bytes(std::shared_ptr<void> owner, size_t bytes);
+
 // Uninitialised bytes for a oneDNN memory of descriptor `md` (temporaries of a reorder).
 Tensor byte_buffer(const dnnl::memory::desc& md);
 

@@ -1,10 +1,8 @@
 #include "runtime/memory/activation_arena.h"
 
-#include "runtime/memory/large_buffer.h"
-
-#include <cstdlib>
 #include <cstring>
-#include <new>
+
+#include "runtime/memory/large_buffer.h"
 
 namespace ms::rt {
 void ActivationArena::plan(const Graph& g, const std::function<std::optional<size_t>(const std::string&)>& bytes_of,
