@@ -89,18 +89,6 @@ class Context {
   std::set<std::pair<const Graph*, size_t>> error_nodes;
 };
 
-// Calls fn(graph) for the main graph and every subgraph (depth first).
-template <class F>
-void for_each_graph(const Graph& g, F&& fn) {
-  fn(g);
-  for (const auto& n : g.nodes)
-    for (const auto& [k, a] : n.attrs) {
-      if (a.g) for_each_graph(*a.g, fn);
-      for (const auto& sg : a.graphs)
-        if (sg) for_each_graph(*sg, fn);
-    }
-}
-
 std::string node_id(const Graph& g, size_t i);  // name or "#i"
 std::string op_name(const Node& n);             // "Conv", "com.microsoft.FusedConv"
 

@@ -110,4 +110,16 @@ struct Model {
   int64_t opset(const std::string& domain = "") const;
 };
 
+// Calls fn(graph) for the main graph and every subgraph (depth first); `g` may be const or not.
+template <class G, class F>
+void for_each_graph(G& g, F&& fn) {
+  fn(g);
+  for (auto& n : g.nodes)
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) for_each_graph(static_cast<G&>(*a.g), fn);
+      for (auto& sg : a.graphs)
+        if (sg) for_each_graph(static_cast<G&>(*sg), fn);
+    }
+}
+
 }  // namespace ms

@@ -8,6 +8,17 @@
 
 namespace ms {
 
+// Vectors, read from one input or output of the node, that the rows of one of its weights are
+// dotted with: the last axis of that tensor, or Conv's kernel windows.
+struct ReducedVectors {
+  int weight = 1;       // the node input holding the weight they serve
+  int input = -1;       // the node input they are read from...
+  int output = -1;      // ...or the node output (a recurrent op's hidden states)
+  bool conv_windows = false;  // each vector is a kernel window over C/group channels of X [N, C, ...]
+  // The axis of that tensor that picks the weight's slice (a recurrent op's direction); -1: none.
+  int slice_axis = -1;
+};
+
 struct QuantWeightSpec {
   int input = 1;         // the node input that holds the weight
   int channel_axis = 0;  // output-channel axis of that weight (for a weight of the given rank)
@@ -31,6 +42,10 @@ struct QuantWeightSpec {
   // Further weight inputs quantized the same way along the same channel axis (LSTM/GRU/RNN's
   // recurrence weights R).
   std::vector<int> more_weights;
+  // Where the vectors that each weight row is dotted with can be read, for rounding a weight to
+  // calibration data (quant/weight_rounding.h); empty when they cannot be (the op then rounds to
+  // nearest).
+  std::vector<ReducedVectors> reduced_vectors;
 };
 
 // nullopt when the node (default domain only) has no quantizable weight. `weight_rank` is the rank

@@ -28,6 +28,13 @@ std::map<std::string, int> bias_correction_inputs(const Model& m, const QuantOpt
   return r;
 }
 
+std::set<std::string> bias_corrected_weights(const Model& m, const QuantOptions& opts) {
+  std::set<std::string> r;
+  for (const auto& site : weight_sites(m, opts))
+    if (correctable(m.graph, m.graph.nodes[site.node], site.spec)) r.insert(weight_content_key(m.graph.initializers.at(site.weight)));
+  return r;
+}
+
 std::vector<double> expected_output_shift(const Tensor& w, const Tensor& wq, const QuantWeightSpec& spec,
                                           const std::vector<double>& input_mean) {
   const int out_axis = spec.channel_axis, red_axis = spec.reduce_axis;

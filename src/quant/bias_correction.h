@@ -5,6 +5,7 @@
 // node has none), on the float model before its weights are quantized.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace ms::quant {
 
 // The activations whose per-channel means bias correction needs: tensor -> its channel axis.
 std::map<std::string, int> bias_correction_inputs(const Model& m, const QuantOptions& opts);
+
+// The weights (weight_content_key) whose nodes correct_biases will correct.
+std::set<std::string> bias_corrected_weights(const Model& m, const QuantOptions& opts);
 
 struct BiasCorrection {
   std::string node;

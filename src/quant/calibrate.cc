@@ -41,7 +41,8 @@ struct ChannelMean {
 }  // namespace
 
 CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
-                           const analysis::InputSamples& samples, const CalibOptions& opts) {
+                           const analysis::InputSamples& samples, const CalibOptions& opts,
+                           HessianCollector* hessians) {
   CalibStats stats;
   std::map<std::string, Observer> observers;
   std::map<std::string, ChannelMean> means;
@@ -50,6 +51,7 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
   ValueWatch watch;
   for (const auto& [n, o] : observers) watch.names.insert(n);
   for (const auto& [n, mean] : means) watch.names.insert(n);
+  if (hessians) watch.names.insert(hessians->names().begin(), hessians->names().end());
   if (watch.names.empty()) return stats;
   // The float model as written: the int8 rewrite of a partly quantized model could fuse a
   // calibrated tensor away.
@@ -62,6 +64,7 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
   std::set<std::string> not_float, seen;
   watch.see = [&](const std::string& name, const Tensor& t) {
     seen.insert(name);
+    if (hessians) hessians->see(name, t);
     if (t.dtype() != DType::Float32) {
       not_float.insert(name);
       return;
@@ -79,6 +82,7 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
     }
     for (const auto& n : watch.names)
       if (!seen.count(n)) not_float.insert(n);
+    if (hessians) hessians->end_sample();
     if (opts.progress) opts.progress(s + 1, samples.count());
   }
   for (const auto& [name, obs] : observers) {

@@ -9,6 +9,7 @@
 
 #include "analysis/input_samples.h"
 #include "core/graph.h"
+#include "quant/input_hessian.h"
 #include "quant/observer.h"
 #include "runtime/session.h"
 
@@ -37,9 +38,11 @@ struct CalibStats {
   std::map<std::string, std::vector<double>> channel_means;
 };
 
-// One pass over the samples: ranges of `names` and channel means of `mean_axes` (tensor -> axis).
+// One pass over the samples: ranges of `names`, channel means of `mean_axes` (tensor -> axis), and
+// the weights' input Hessians when `hessians` is given.
 CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
-                           const analysis::InputSamples& samples, const CalibOptions& opts);
+                           const analysis::InputSamples& samples, const CalibOptions& opts,
+                           HessianCollector* hessians = nullptr);
 
 // The range of every tensor in `names` that is float32 in all samples (others are left out).
 std::map<std::string, Range> calibrate(const Model& m, const std::vector<std::string>& names,

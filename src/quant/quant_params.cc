@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace ms::quant {
 
@@ -100,6 +101,11 @@ QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block
         q[k] = int8_t(std::clamp(v, float(-qmax), float(qmax)));
       }
   return r;
+}
+
+std::string weight_content_key(const Tensor& w) {
+  const std::string_view bytes(static_cast<const char*>(w.raw()), w.nbytes());
+  return fmt::format("{}{}:{:x}", int(w.dtype()), shape_str(w.shape()), std::hash<std::string_view>{}(bytes));
 }
 
 size_t stored_bytes(const Tensor& t) {

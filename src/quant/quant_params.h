@@ -2,6 +2,7 @@
 // x ~= (q - zero_point) * scale).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "core/tensor.h"
 #include "quant/observer.h"
@@ -32,6 +33,9 @@ QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits = 8);
 QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits = 4);
 // The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0), in q's shape.
 Tensor dequantize_weight(const QuantizedWeight& qw);
+// Names a weight by its dtype, shape and a digest of its bytes: copies of one weight (an If branch
+// folds its own) get the same key, and so the same rounding.
+std::string weight_content_key(const Tensor& w);
 // Bytes `t` takes in a file: 4-bit integers are packed two per byte.
 size_t stored_bytes(const Tensor& t);
 

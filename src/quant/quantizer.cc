@@ -105,7 +105,9 @@ void check_bit_num(const QuantOptions& opts) {
 
 void check_skip_nodes(const Model& m, const QuantOptions& opts) {
   std::set<std::string> names;
-  for (const auto& n : m.graph.nodes) names.insert(n.name);
+  for_each_graph(m.graph, [&](const Graph& g) {
+    for (const auto& n : g.nodes) names.insert(n.name);
+  });
   for (const auto& s : opts.skip_nodes)
     if (!names.count(s)) fail("--skipNodes: the model has no node named '{}' (see `ms info --modelFile {}`)", s, m.source_path);
 }
@@ -121,17 +123,21 @@ std::vector<std::string> activations_to_calibrate(const Model& m, const QuantOpt
   return r;
 }
 
-std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts) {
+std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts) { return weight_sites(m.graph, opts); }
+
+std::vector<WeightSite> weight_sites(const Graph& g, const QuantOptions& opts) {
   std::vector<WeightSite> r;
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) {
-    const Node& n = m.graph.nodes[i];
-    auto c = candidate(m.graph, n, opts);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    auto c = candidate(g, n, opts);
     if (c && c->weight && too_small(*c->weight, c->spec, opts).empty()) r.push_back({i, c->spec, n.inputs[c->spec.input]});
   }
   return r;
 }
 
 QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts) {
+  if (opts.rounded)
+    if (auto it = opts.rounded->find(weight_content_key(w)); it != opts.rounded->end()) return it->second;
   if (opts.bit_num != 4 && opts.group_size <= 0)
     return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
   // Blocked (4 bits, or 8 with a group size): blocks run along the reduction axis, the axis each output sums over, so that one scale
@@ -150,12 +156,15 @@ QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spe
 
 std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts) {
   std::vector<std::string> r;
-  for (const auto& n : m.graph.nodes) {
-    auto c = candidate(m.graph, n, opts);
-    if (!c) continue;
-    const bool weight = c->weight && too_small(*c->weight, c->spec, opts).empty();
-    if (weight || (opts.type == QuantType::Full && !activation_inputs(m.graph, n, c->spec).empty())) r.push_back(n.name);
-  }
+  for_each_graph(m.graph, [&](const Graph& g) {
+    const bool is_main = &g == &m.graph;  // activations are calibrated in the main graph only
+    for (const auto& n : g.nodes) {
+      auto c = candidate(g, n, opts);
+      if (!c) continue;
+      const bool weight = c->weight && too_small(*c->weight, c->spec, opts).empty();
+      if (weight || (is_main && opts.type == QuantType::Full && !activation_inputs(g, n, c->spec).empty())) r.push_back(n.name);
+    }
+  });
   return r;
 }
 

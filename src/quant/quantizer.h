@@ -6,6 +6,7 @@
 // the consumer reads `<name>_dequantized` instead.
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct QuantOptions {
   // (PaddleOCR v4 rec: 2 points of character accuracy lost, none once they stay float), and they
   // hold a small share of the weights and FLOPs.
   bool quantize_depthwise = false;
+  // Weights rounded to calibration data (quant/weight_rounding.h), by weight_content_key; the
+  // others are rounded to nearest.
+  std::shared_ptr<const std::map<std::string, QuantizedWeight>> rounded;
 };
 
 // Per-channel DequantizeLinear (axis) needs opset 13: Unsupported for older models (say so before
@@ -57,14 +61,16 @@ int64_t upgrade_to_quantizable_opset(Model& m);
 // --bitNum: 8, or 4 with WEIGHT_QUANT; anything else is Unsupported.
 void check_bit_num(const QuantOptions& opts);
 
-// Every --skipNodes name must be a node of the main graph: InvalidInput naming the first unknown.
+// Every --skipNodes name must be a node of the model (main graph or a body): InvalidInput naming
+// the first unknown.
 void check_skip_nodes(const Model& m, const QuantOptions& opts);
 
 // The float activation tensors whose ranges FULL_QUANT needs (empty for WEIGHT_QUANT).
 std::vector<std::string> activations_to_calibrate(const Model& m, const QuantOptions& opts);
 
-// The nodes quantize_model would quantize (a quantizable weight, or FULL_QUANT activations), in
-// graph order: the "layers" that sensitivity analysis ranks and fallback reverts.
+// The nodes quantize_model would quantize (a quantizable weight, in the main graph or a body, or
+// FULL_QUANT activations), in graph order: the "layers" that sensitivity analysis ranks and
+// fallback reverts.
 std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts);
 
 // A node whose float32 weight initializer quantize_model will store as int8.
@@ -74,9 +80,11 @@ struct WeightSite {
   std::string weight;  // initializer name
 };
 std::vector<WeightSite> weight_sites(const Model& m, const QuantOptions& opts);
+// The same for one graph, a body's nodes indexing into that body.
+std::vector<WeightSite> weight_sites(const Graph& g, const QuantOptions& opts);
 
 // The int8 form quantize_model gives a weight (per-channel along spec.channel_axis unless
-// opts.per_channel is off).
+// opts.per_channel is off): opts.rounded's when it holds the weight, else rounded to nearest.
 QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts);
 
 struct QuantSummary {

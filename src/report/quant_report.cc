@@ -68,6 +68,8 @@ json quant_report_json(const QuantReport& r) {
     e["sensitivity"] = optional(l.sensitivity);
     e["sensitivity_rank"] = optional(l.sensitivity_rank);
     e["bias_shift"] = optional(l.bias_shift);
+    e["rounding"] = l.gptq_error_ratio ? "GPTQ" : "nearest";
+    e["gptq_error_ratio"] = optional(l.gptq_error_ratio);
     layers.push_back(e);
   }
   j["layers"] = layers;
@@ -111,11 +113,13 @@ std::string quant_report_html(const QuantReport& r) {
                     l.weight_scale_min ? fmt::format("{} ch, {} .. {}", l.weight_channels, num(*l.weight_scale_min, 4), num(*l.weight_scale_max, 4)) : "-",
                     act.empty() ? "-" : act, clip.empty() ? "-" : clip, over.empty() ? "-" : over,
                     l.sensitivity ? num(*l.sensitivity, 4) : "-", l.sensitivity_rank ? std::to_string(*l.sensitivity_rank) : "-",
-                    l.bias_shift ? num(*l.bias_shift, 4) : "-", l.why_float.empty() ? "-" : l.why_float});
+                    l.bias_shift ? num(*l.bias_shift, 4) : "-", l.gptq_error_ratio ? "GPTQ, " + num(*l.gptq_error_ratio, 3) + "x" : "nearest",
+                    l.why_float.empty() ? "-" : l.why_float});
     classes.push_back(l.precision == "float" ? "fail" : "");
   }
   b += "<h2>Layers</h2>" + html_table({"node", "op", "precision", "weight scales", "activation params", "clipping ratio",
-                                       "overflow rate", "sensitivity (loss alone)", "rank", "bias shift", "why float"},
+                                       "overflow rate", "sensitivity (loss alone)", "rank", "bias shift",
+                                       "rounding (output error vs nearest)", "why float"},
                                       rows, classes);
   return html_page("ms quant: " + r.model_file, b);
 }

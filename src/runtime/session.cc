@@ -167,7 +167,7 @@ class Executor : public SubgraphRunner {
     for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
     if (watch_)
       for (size_t i = 0; i < inputs.size(); ++i) show(g.inputs[i].name, inputs[i], plan);
-    Executor child(plans_, opset_, &scope);
+    Executor child(plans_, opset_, &scope, nullptr, nullptr, watch_);
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     size_t live_bytes = 0;  // graph inputs and node outputs alive now (profiling only)
@@ -293,7 +293,7 @@ class Executor : public SubgraphRunner {
   const Scope* scope_;
   RunProfile* profile_;  // main graph only
   rt::SessionArena* arena_;  // main graph only; null: every value on the heap
-  const ValueWatch* watch_;  // main graph only
+  const ValueWatch* watch_;  // main graph and bodies
   mutable Tensor watch_buffer_;  // show()'s plain copies
 };
 

@@ -53,11 +53,11 @@ struct RunProfile {
   size_t arena_bytes = 0;  // the activation arena the run used (0: none)
 };
 
-// Hands chosen values of the main graph to the caller as they are produced (calibration observes
-// activations so): unlike extra graph outputs, they keep their arena slots and layouts, and each is
-// seen while it is still in cache.
+// Hands chosen values to the caller as they are produced (calibration observes activations so):
+// unlike extra graph outputs, they keep their arena slots and layouts, and each is seen while it is
+// still in cache. Values of If/Loop/Scan bodies are seen too, each time the body runs.
 struct ValueWatch {
-  std::set<std::string> names;  // graph inputs and node outputs of the main graph
+  std::set<std::string> names;  // graph inputs and node outputs, of the main graph or a body
   // Called once per run and watched tensor value, in the plain row-major layout; the tensor is
   // valid only during the call.
   std::function<void(const std::string& name, const Tensor& value)> see;

@@ -320,6 +320,28 @@ TEST_F(QuantCli, FullQuantWritesAQdqModel) {
   EXPECT_EQ(quantize, 1);
 }
 
+// WEIGHT_QUANT with calibration data rounds with GPTQ unless told otherwise, says so, and the report
+// names the rounding per layer; NEAREST and FULL_QUANT round to nearest.
+TEST_F(QuantCli, WeightQuantWithDataRoundsWithGptqByDefault) {
+  write_calib("calib.bin", 8);
+  const std::string base = "--modelFile " + path("m.onnx") + " --inputFile " + path("calib.bin") + " --saveType ONNX --outputFile " +
+                           path("q.onnx") + " --report " + path("r.json");
+  auto read = [&](const std::string& f) {
+    std::ifstream in(path(f));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto r = ms(base + " --quantType WEIGHT_QUANT");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPTQ rounding:         1 weight(s)"), std::string::npos) << r.output;
+  EXPECT_NE(read("r.json").find("\"rounding\": \"GPTQ\""), std::string::npos);
+  for (const std::string& other : {" --quantType WEIGHT_QUANT --weightRounding NEAREST", " --quantType FULL_QUANT"}) {
+    r = ms(base + other);
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(r.output.find("GPTQ"), std::string::npos) << r.output;
+    EXPECT_NE(read("r.json").find("\"rounding\": \"nearest\""), std::string::npos);
+  }
+}
+
 TEST_F(QuantCli, CalibFileNotAWholeNumberOfSamplesIsExit2AndWritesNothing) {
   write_calib("calib.bin", 2, 5);
   auto r = ms("--modelFile " + path("m.onnx") + " --inputFile " + path("calib.bin") +
@@ -339,6 +361,10 @@ TEST_F(QuantCli, BadFlagsAreExit2) {
   EXPECT_EQ(ms(base + " --quantType HALF_QUANT").code, 2);
   EXPECT_EQ(ms(base + " --quantType FULL_QUANT --calibMethod FANCY").code, 2);
   EXPECT_EQ(ms(base + " --quantType FULL_QUANT --perChannel maybe").code, 2);
+  EXPECT_EQ(ms(base + " --quantType WEIGHT_QUANT --weightRounding SMART").code, 2);
+  const auto no_data = ms("--modelFile " + path("m.onnx") + " --quantType WEIGHT_QUANT --weightRounding GPTQ --saveType ONNX --outputFile " + path("q.onnx"));
+  EXPECT_EQ(no_data.code, 2);
+  EXPECT_NE(no_data.output.find("--inputFile"), std::string::npos) << no_data.output;
   EXPECT_EQ(ms("--modelFile " + path("m.onnx") + " --quantType FULL_QUANT --saveType ONNX --outputFile " + path("q.onnx")).code, 2);
   EXPECT_FALSE(std::filesystem::exists(path("q.onnx")));
 }

@@ -91,16 +91,6 @@ std::vector<int> version_steps(const std::string& op, int64_t from) {
   return steps;
 }
 
-void for_each_graph(Graph& g, const std::function<void(Graph&)>& f) {
-  for (auto& n : g.nodes)
-    for (auto& [k, a] : n.attrs) {
-      if (a.g) for_each_graph(*a.g, f);
-      for (auto& sg : a.graphs)
-        if (sg) for_each_graph(*sg, f);
-    }
-  f(g);
-}
-
 void collect_names(Graph& root, std::set<std::string>& used) {
   for_each_graph(root, [&](Graph& g) {
     for (const auto& [k, v] : g.initializers) used.insert(k);

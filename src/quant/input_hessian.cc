@@ -1,0 +1,169 @@
+#include "quant/input_hessian.h"
+
+#include <dnnl.h>
+
+#include <algorithm>
+
+#include "ops/conv_pool_util.h"
+#include "ops/op.h"
+
+namespace ms::quant {
+namespace {
+
+// Vectors taken from one value, and from all values, per weight: H needs many more vectors than
+// its size to be worth fitting (gptq.h shrinks it otherwise), while its cost grows with each (a 3x3
+// convolution over 512 channels adds 4.7 MFLOP per vector).
+constexpr int64_t kVectorsPerValue = 4096;
+constexpr int64_t kVectorsPerWeight = 32768;
+
+// Evenly spaced picks of at most `most` out of `count`.
+std::vector<int64_t> spread(int64_t count, int64_t most) {
+  std::vector<int64_t> r;
+  const int64_t n = std::min(count, most);
+  r.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i) r.push_back(i * count / n);
+  return r;
+}
+
+// H's diagonal blocks of slice `slice` in half `half` += Pᵀ P, for P [rows, dim] row-major.
+void add_products(InputHessian& h, int half, int64_t slice, const std::vector<float>& p, int64_t rows) {
+  if (rows == 0) return;
+  std::vector<float> block;
+  for (int64_t b = 0; b < h.blocks(); ++b) {
+    const int64_t b0 = h.block_begin(b), n = h.block_size(b);
+    block.assign(size_t(n * n), 0.0f);
+    if (dnnl_sgemm('T', 'N', n, n, rows, 1.f, p.data() + b0, h.dim, p.data() + b0, h.dim, 0.f, block.data(), n) !=
+        dnnl_success)
+      fail("internal: oneDNN sgemm failed for a {}x{}x{} product", n, n, rows);
+    auto& part = h.halves[size_t(half)].parts[size_t(slice * h.blocks() + b)];
+    for (size_t i = 0; i < block.size(); ++i) part[i] += double(block[i]);
+  }
+  auto& sum = h.halves[size_t(half)].sums[size_t(slice)];
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < h.dim; ++c) sum[size_t(c)] += double(p[size_t(r * h.dim + c)]);
+  h.halves[size_t(half)].vectors[size_t(slice)] += double(rows);
+}
+
+// Sizes H for `dim` columns and `slices` slices on first use; false when an earlier value of
+// another size came first (a repeated name in a sibling body).
+bool shape_hessian(InputHessian& h, int64_t dim, int64_t slices) {
+  if (h.dim == 0) {
+    h.dim = dim, h.slices = slices;
+    for (auto& half : h.halves) {
+      half.parts.resize(size_t(slices * h.blocks()));
+      for (int64_t s = 0; s < slices; ++s)
+        for (int64_t b = 0; b < h.blocks(); ++b)
+          half.parts[size_t(s * h.blocks() + b)].assign(size_t(h.block_size(b) * h.block_size(b)), 0.0);
+      half.vectors.assign(size_t(slices), 0.0);
+      half.sums.assign(size_t(slices), std::vector<double>(size_t(dim), 0.0));
+    }
+  }
+  return h.dim == dim && h.slices == slices;
+}
+
+}  // namespace
+
+double InputHessian::vectors(int half, int64_t s) const {
+  if (half < 0) return vectors(0, s) + vectors(1, s);
+  const auto& v = halves[size_t(half)].vectors;
+  return size_t(s) < v.size() ? v[size_t(s)] : 0.0;
+}
+
+std::vector<double> InputHessian::block(int half, int64_t s, int64_t b, bool centered) const {
+  const int64_t b0 = block_begin(b), len = block_size(b);
+  std::vector<double> part(size_t(len * len), 0.0), sum(size_t(len), 0.0);
+  for (int k = 0; k < 2; ++k) {
+    if (half >= 0 && half != k) continue;
+    const Half& h = halves[size_t(k)];
+    const auto& p = h.parts[size_t(s * blocks() + b)];
+    for (size_t i = 0; i < part.size(); ++i) part[i] += p[i];
+    for (int64_t i = 0; i < len; ++i) sum[size_t(i)] += h.sums[size_t(s)][size_t(b0 + i)];
+  }
+  const double n = vectors(half, s);
+  if (centered && n > 0)
+    for (int64_t i = 0; i < len; ++i)
+      for (int64_t j = 0; j < len; ++j) part[size_t(i * len + j)] -= sum[size_t(i)] * sum[size_t(j)] / n;
+  return part;
+}
+
+HessianCollector::HessianCollector(const Model& m, const QuantOptions& opts) {
+  for_each_graph(m.graph, [&](const Graph& g) {
+    for (const auto& site : weight_sites(g, opts)) {
+      const Node& n = g.nodes[site.node];
+      for (const auto& how : site.spec.reduced_vectors) {
+        if (how.weight >= int(n.inputs.size())) continue;
+        const std::string& value = how.input >= 0 ? (how.input < int(n.inputs.size()) ? n.inputs[how.input] : "")
+                                                  : (how.output < int(n.outputs.size()) ? n.outputs[how.output] : "");
+        auto w = g.initializers.find(n.inputs[how.weight]);
+        if (value.empty() || w == g.initializers.end() || w->second.dtype() != DType::Float32) continue;
+        sources_.emplace(value, Source{weight_content_key(w->second), &n, how, w->second.shape()});
+        names_.insert(value);
+      }
+    }
+  });
+}
+
+void HessianCollector::see(const std::string& name, const Tensor& value) {
+  if (value.dtype() != DType::Float32) return;
+  auto [first, last] = sources_.equal_range(name);
+  for (auto it = first; it != last; ++it) {
+    const Source& s = it->second;
+    InputHessian& h = hessians_[s.weight];
+    if (h.vectors(-1, 0) >= double(kVectorsPerWeight)) continue;
+    if (s.how.conv_windows) add_windows(s, value, h);
+    else add_rows(s, value, h);
+  }
+}
+
+void HessianCollector::add_windows(const Source& s, const Tensor& x, InputHessian& h) {
+  const Node& n = *s.node;
+  const OpDef* def = OpRegistry::global().find(n.domain, n.op_type);
+  if (!def || x.rank() < 3) return;
+  const Attribute* g = n.attr("group");
+  const int64_t group = g ? g->i : 1;
+  const WindowGeom geom = conv_geom(AttrReader(n, *def), x.shape(), s.weight_shape, group);
+  const std::vector<int64_t> offs = window_offsets(geom);
+  const int64_t K = geom.kernel_numel(), O = geom.out_numel(), plane = geom.in_numel();
+  const int64_t N = x.dim(0), C = x.dim(1), cg = C / group, dim = cg * K;
+  if (!shape_hessian(h, dim, group)) return;
+  const std::vector<int64_t> picks = spread(N * O, kVectorsPerValue);
+  const float* xd = x.data<float>();
+  std::vector<float> p(picks.size() * size_t(dim));
+  for (int64_t gi = 0; gi < group; ++gi) {
+    for (size_t r = 0; r < picks.size(); ++r) {
+      const int64_t batch = picks[r] / O, o = picks[r] % O;
+      const int64_t* window = offs.data() + o * K;
+      float* row = p.data() + r * size_t(dim);
+      for (int64_t c = 0; c < cg; ++c) {
+        const float* src = xd + (batch * C + gi * cg + c) * plane;
+        for (int64_t k = 0; k < K; ++k) row[c * K + k] = window[k] >= 0 ? src[window[k]] : 0.0f;
+      }
+    }
+    add_products(h, half_, gi, p, int64_t(picks.size()));
+  }
+}
+
+void HessianCollector::add_rows(const Source& s, const Tensor& x, InputHessian& h) {
+  if (x.rank() < 1) return;
+  const int64_t dim = x.dim(x.rank() - 1);
+  const int64_t slices = s.how.slice_axis >= 0 && s.how.slice_axis < x.rank() - 1 ? x.dim(s.how.slice_axis) : 1;
+  if (dim == 0 || !shape_hessian(h, dim, slices)) return;
+  // Vector v lies in slice (v / after) % slices, `after` counting the vectors per step of the slice axis.
+  int64_t after = 1;
+  if (s.how.slice_axis >= 0)
+    for (int d = s.how.slice_axis + 1; d < x.rank() - 1; ++d) after *= x.dim(d);
+  const int64_t count = x.numel() / dim;
+  const float* xd = x.data<float>();
+  for (int64_t slice = 0; slice < slices; ++slice) {
+    std::vector<int64_t> mine;
+    for (int64_t v = 0; v < count; ++v)
+      if ((v / after) % slices == slice) mine.push_back(v);
+    const std::vector<int64_t> picks = spread(int64_t(mine.size()), kVectorsPerValue);
+    std::vector<float> p(picks.size() * size_t(dim));
+    for (size_t r = 0; r < picks.size(); ++r)
+      std::copy(xd + mine[size_t(picks[r])] * dim, xd + (mine[size_t(picks[r])] + 1) * dim, p.begin() + r * size_t(dim));
+    add_products(h, half_, slice, p, int64_t(picks.size()));
+  }
+}
+
+}  // namespace ms::quant
