@@ -36,7 +36,7 @@ void add_products(InputHessian& h, int half, int64_t slice, const std::vector<fl
         dnnl_success)
       fail("internal: oneDNN sgemm failed for a {}x{}x{} product", n, n, rows);
     auto& part = h.halves[size_t(half)].parts[size_t(slice * h.blocks() + b)];
-    for (size_t i = 0; i < block.size(); ++i) part[i] += double(block[i]);
+    for (size_t i = 0; i < block.size(); ++i) part[i] += block[i];
   }
   auto& sum = h.halves[size_t(half)].sums[size_t(slice)];
   for (int64_t r = 0; r < rows; ++r)
@@ -53,7 +53,7 @@ bool shape_hessian(InputHessian& h, int64_t dim, int64_t slices) {
       half.parts.resize(size_t(slices * h.blocks()));
       for (int64_t s = 0; s < slices; ++s)
         for (int64_t b = 0; b < h.blocks(); ++b)
-          half.parts[size_t(s * h.blocks() + b)].assign(size_t(h.block_size(b) * h.block_size(b)), 0.0);
+          half.parts[size_t(s * h.blocks() + b)].assign(size_t(h.block_size(b) * h.block_size(b)), 0.0f);
       half.vectors.assign(size_t(slices), 0.0);
       half.sums.assign(size_t(slices), std::vector<double>(size_t(dim), 0.0));
     }
@@ -76,7 +76,7 @@ std::vector<double> InputHessian::block(int half, int64_t s, int64_t b, bool cen
     if (half >= 0 && half != k) continue;
     const Half& h = halves[size_t(k)];
     const auto& p = h.parts[size_t(s * blocks() + b)];
-    for (size_t i = 0; i < part.size(); ++i) part[i] += p[i];
+    for (size_t i = 0; i < part.size(); ++i) part[i] += double(p[i]);
     for (int64_t i = 0; i < len; ++i) sum[size_t(i)] += h.sums[size_t(s)][size_t(b0 + i)];
   }
   const double n = vectors(half, s);
