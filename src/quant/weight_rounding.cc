@@ -59,14 +59,15 @@ std::optional<double> damping_that_holds_out(const Block& blk, const InputHessia
 }
 
 // With one calibration sample nothing can be held out: the damping grows tenfold until the weight
-// error stays within kWeightErrorGrowth times nearest's; none (nearest) past the last step.
-std::optional<double> damping_within_weight_error(const Block& blk, const std::vector<double>& all, double vectors) {
+// error stays within kWeightErrorGrowth times nearest's. Returns that rounding, or nothing (nearest)
+// past the last step.
+std::vector<int8_t> rounding_within_weight_error(const Block& blk, const std::vector<double>& all, double vectors) {
   const double limit = kWeightErrorGrowth * weight_error(blk.w, blk.nearest, blk.scale);
   for (double damp : {0.01, 0.1, 1.0, 10.0}) {
-    const auto r = gptq_round(blk.w, blk.rows, blk.cols, blk.scale, blk.qmax, all, hessian_coupling(vectors, blk.cols), damp);
-    if (weight_error(blk.w, r, blk.scale) <= limit) return damp;
+    auto r = gptq_round(blk.w, blk.rows, blk.cols, blk.scale, blk.qmax, all, hessian_coupling(vectors, blk.cols), damp);
+    if (weight_error(blk.w, r, blk.scale) <= limit) return r;
   }
-  return std::nullopt;
+  return {};
 }
 
 // Rounds `w` (quantized to nearest as `qw`) against `h`: w viewed as rows x D, D the reduction
@@ -100,12 +101,12 @@ void round_weight(const Tensor& w, const QuantWeightSpec& spec, const InputHessi
       const std::vector<double> all = h.block(-1, slice, b, centered);
       const double e_near = output_error(blk.w, blk.nearest, blk.scale, rows, n, all);
       sum.error_nearest += e_near;
-      const std::optional<double> damp = h.vectors(0, slice) > 0 && h.vectors(1, slice) > 0
-                                             ? damping_that_holds_out(blk, h, slice, b, centered)
-                                             : damping_within_weight_error(blk, all, h.vectors(-1, slice));
       std::vector<int8_t> rounded;
-      if (damp) rounded = gptq_round(blk.w, rows, n, blk.scale, qmax, all, hessian_coupling(h.vectors(-1, slice), n), *damp);
-      const double e_round = damp ? output_error(blk.w, rounded, blk.scale, rows, n, all) : e_near;
+      if (h.vectors(0, slice) == 0 || h.vectors(1, slice) == 0)
+        rounded = rounding_within_weight_error(blk, all, h.vectors(-1, slice));
+      else if (const auto damp = damping_that_holds_out(blk, h, slice, b, centered))
+        rounded = gptq_round(blk.w, rows, n, blk.scale, qmax, all, hessian_coupling(h.vectors(-1, slice), n), *damp);
+      const double e_round = rounded.empty() ? e_near : output_error(blk.w, rounded, blk.scale, rows, n, all);
       // GPTQ is greedy: where it loses to nearest on all the calibration vectors, keep nearest.
       if (!(e_round < e_near)) {
         sum.error_rounded += e_near;
