@@ -28,6 +28,7 @@
 #include "quant/quantizer.h"
 #include "quant/sensitivity.h"
 #include "quant/weight_rounding.h"
+#include "quant/zero_input_probe.h"
 #include "report/quant_report.h"
 #include "runtime/session.h"
 
@@ -140,8 +141,9 @@ int cmd_quant(const Args& args) {
                  "calibration inputs' channel means), into Conv/Gemm biases: true (default) | false");
   app.add_option("--weightRounding", weight_rounding,
                  "GPTQ: round each weight so that its layer's output error on the calibration inputs is smallest "
-                 "(same scales and size as NEAREST) | NEAREST: round each weight to nearest. Default: GPTQ for "
-                 "WEIGHT_QUANT with --inputFile, else NEAREST");
+                 "(same scales and size as NEAREST) | NEAREST: round each weight to nearest | KEEP_SUM: to nearest, "
+                 "then move the fewest elements one step so that each channel keeps its weight sum (no data needed). "
+                 "Default: GPTQ for WEIGHT_QUANT with --inputFile, KEEP_SUM without, NEAREST for FULL_QUANT");
   app.add_option("--maxAccuracyLoss", max_loss,
                  "loss budget: rank layers by sensitivity and keep the most sensitive float, the fewest needed, until "
                  "the loss on the evaluation samples is at most this (see --accuracyMetric)")
@@ -185,8 +187,8 @@ int cmd_quant(const Args& args) {
     copts.percentile = percentile;
     copts.session.num_threads = threads;
     const bool correct_bias = parse_bool("--biasCorrection", bias_correction);
-    if (weight_rounding != "AUTO" && weight_rounding != "GPTQ" && weight_rounding != "NEAREST")
-      fail("--weightRounding must be GPTQ or NEAREST, not '{}'", weight_rounding);
+    if (weight_rounding != "AUTO" && weight_rounding != "GPTQ" && weight_rounding != "NEAREST" && weight_rounding != "KEEP_SUM")
+      fail("--weightRounding must be GPTQ, NEAREST or KEEP_SUM, not '{}'", weight_rounding);
     const bool want_sensitivity = parse_bool("--sensitivity", sensitivity) || max_loss >= 0;
     const quant::AccuracyMetric metric = quant::parse_accuracy_metric(metric_name);
     quant::check_bit_num(opts);
@@ -259,11 +261,19 @@ int cmd_quant(const Args& args) {
                              opts.type == quant::QuantType::Full ? quant::calib_method_name(copts.method) : "weights only");
 
     const auto acts = quant::activations_to_calibrate(m, opts);
-    const auto mean_inputs = correct_bias && samples ? quant::bias_correction_inputs(m, opts) : std::map<std::string, int>{};
+    // Without data, weight-only bias correction takes its input means from the all-zeros input.
+    std::optional<analysis::InputSamples> zero_probe;
+    if (!samples && correct_bias && opts.type == quant::QuantType::Weight) zero_probe = quant::zero_input_probe(m.graph);
+    const analysis::InputSamples* mean_samples = samples ? &*samples : zero_probe ? &*zero_probe : nullptr;
+    const auto mean_inputs = correct_bias && mean_samples ? quant::bias_correction_inputs(m, opts) : std::map<std::string, int>{};
     // FULL_QUANT rounds to nearest unless asked: GPTQ fits the weights to float inputs, and with
     // int8 activations PaddleOCR det lost by it (held-out mean cosine 0.976 against 0.984).
     const bool gptq = samples.has_value() && (weight_rounding == "GPTQ" || (weight_rounding == "AUTO" && opts.type == quant::QuantType::Weight));
     if (weight_rounding == "GPTQ" && !samples) fail("--weightRounding GPTQ needs calibration data: give --inputFile");
+    // Without data nothing measures the shift rounding to nearest leaves in each channel's output
+    // (bias correction needs the inputs' means); keeping the channel sums removes most of it.
+    opts.keep_weight_sums = weight_rounding == "KEEP_SUM" ||
+                            (weight_rounding == "AUTO" && !samples && opts.type == quant::QuantType::Weight);
     std::optional<quant::HessianCollector> hessians;
     if (gptq) hessians.emplace(m, opts);
     quant::CalibStats stats;
@@ -276,6 +286,16 @@ int cmd_quant(const Args& args) {
       const double calib_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
       std::cout << fmt::format("  calibration:           {} sample(s) in {:.2f} s ({:.1f} ms per sample)\n", samples->count(),
                                calib_s, 1000 * calib_s / double(std::max<size_t>(1, samples->count())));
+    } else if (!mean_inputs.empty() && zero_probe) {
+      try {
+        stats = quant::calibrate_stats(m, acts, mean_inputs, *zero_probe, copts, nullptr);
+      } catch (const std::exception& e) {  // a model that cannot run on zeros of these shapes keeps its biases
+        std::cout << fmt::format("  bias correction:       skipped, the model does not run on zero inputs ({})\n", e.what());
+      }
+      // A mean that is not finite (log of 0, say) would poison the bias: that layer keeps its own.
+      std::erase_if(stats.channel_means, [](const auto& kv) {
+        return std::any_of(kv.second.begin(), kv.second.end(), [](double v) { return !std::isfinite(v); });
+      });
     }
     std::map<std::string, quant::Range> ranges;
     for (const auto& [n, a] : stats.activations) ranges[n] = a.range;
@@ -338,7 +358,9 @@ int cmd_quant(const Args& args) {
     std::cout << fmt::format("  weights quantized:     {} -> {}\n", size_str(sum.weight_bytes_before), size_str(sum.weight_bytes_after));
     if (!ec && before > 0)
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
-    if (correct_bias) std::cout << fmt::format("  bias corrected:        {} layer(s)\n", corrections.size());
+    if (correct_bias)
+      std::cout << fmt::format("  bias corrected:        {} layer(s){}\n", corrections.size(),
+                               zero_probe && !corrections.empty() ? " (input means taken at the all-zeros input: no calibration data)" : "");
     if (rounding)
       std::cout << fmt::format("  GPTQ rounding:         {} weight(s) in {:.1f} s, output error on the calibration inputs "
                                "{:.3f}x rounding to nearest's\n",
@@ -414,10 +436,13 @@ int cmd_quant(const Args& args) {
           l.weight_channels = int(qw.scale.numel());
           l.weight_scale_min = *std::min_element(sc, sc + qw.scale.numel());
           l.weight_scale_max = *std::max_element(sc, sc + qw.scale.numel());
+          if (opts.keep_weight_sums) l.rounding = "KEEP_SUM";
           if (rounding)
             if (auto e = rounding->errors.find(quant::weight_content_key(m.graph.initializers.at(s.weight)));
-                e != rounding->errors.end() && e->second.first > 0)
+                e != rounding->errors.end() && e->second.first > 0) {
               l.gptq_error_ratio = e->second.second / e->second.first;
+              if (*l.gptq_error_ratio < 1) l.rounding = "GPTQ";  // at 1 every block kept its nearest rounding
+            }
         }
         if (is_quantized)
           for (const auto& in : node.inputs) {

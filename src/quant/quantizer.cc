@@ -9,6 +9,7 @@
 #include "quant/fresh_names.h"
 #include "quant/opset21.h"
 #include "quant/quant_params.h"
+#include "quant/sum_preserving_rounding.h"
 
 namespace ms::quant {
 namespace {
@@ -138,8 +139,11 @@ std::vector<WeightSite> weight_sites(const Graph& g, const QuantOptions& opts) {
 QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spec, const QuantOptions& opts) {
   if (opts.rounded)
     if (auto it = opts.rounded->find(weight_content_key(w)); it != opts.rounded->end()) return it->second;
-  if (opts.bit_num != 4 && opts.group_size <= 0)
-    return quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+  if (opts.bit_num != 4 && opts.group_size <= 0) {
+    auto qw = quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
+    if (opts.keep_weight_sums) keep_scale_group_sums(qw, w);
+    return qw;
+  }
   // Blocked (4 bits, or 8 with a group size): blocks run along the reduction axis, the axis each output sums over, so that one scale
   // serves products that are added together. Conv also sums over its kernel window: its weight is
   // quantized as [M, C/group * kernel] and reshaped back after the DequantizeLinear.
@@ -151,7 +155,9 @@ QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spe
   }
   const int64_t dim = std::max<int64_t>(1, view.dim(axis));
   const int64_t block = opts.group_size > 0 ? std::min(opts.group_size, dim) : dim;
-  return quantize_weight_blocked(view, axis, block, opts.bit_num);
+  auto qw = quantize_weight_blocked(view, axis, block, opts.bit_num);
+  if (opts.keep_weight_sums) keep_scale_group_sums(qw, view);
+  return qw;
 }
 
 std::vector<std::string> quantizable_nodes(const Model& m, const QuantOptions& opts) {

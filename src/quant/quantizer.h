@@ -48,6 +48,9 @@ struct QuantOptions {
   // Weights rounded to calibration data (quant/weight_rounding.h), by weight_content_key; the
   // others are rounded to nearest.
   std::shared_ptr<const std::map<std::string, QuantizedWeight>> rounded;
+  // Weights rounded to nearest keep each scale group's sum (quant/sum_preserving_rounding.h): the
+  // rounding for weights quantized without calibration data.
+  bool keep_weight_sums = false;
 };
 
 // Per-channel DequantizeLinear (axis) needs opset 13: Unsupported for older models (say so before

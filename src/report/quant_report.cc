@@ -68,7 +68,7 @@ json quant_report_json(const QuantReport& r) {
     e["sensitivity"] = optional(l.sensitivity);
     e["sensitivity_rank"] = optional(l.sensitivity_rank);
     e["bias_shift"] = optional(l.bias_shift);
-    e["rounding"] = l.gptq_error_ratio ? "GPTQ" : "nearest";
+    e["rounding"] = l.rounding;
     e["gptq_error_ratio"] = optional(l.gptq_error_ratio);
     layers.push_back(e);
   }
@@ -113,7 +113,7 @@ std::string quant_report_html(const QuantReport& r) {
                     l.weight_scale_min ? fmt::format("{} ch, {} .. {}", l.weight_channels, num(*l.weight_scale_min, 4), num(*l.weight_scale_max, 4)) : "-",
                     act.empty() ? "-" : act, clip.empty() ? "-" : clip, over.empty() ? "-" : over,
                     l.sensitivity ? num(*l.sensitivity, 4) : "-", l.sensitivity_rank ? std::to_string(*l.sensitivity_rank) : "-",
-                    l.bias_shift ? num(*l.bias_shift, 4) : "-", l.gptq_error_ratio ? "GPTQ, " + num(*l.gptq_error_ratio, 3) + "x" : "nearest",
+                    l.bias_shift ? num(*l.bias_shift, 4) : "-", l.gptq_error_ratio ? l.rounding + ", " + num(*l.gptq_error_ratio, 3) + "x" : l.rounding,
                     l.why_float.empty() ? "-" : l.why_float});
     classes.push_back(l.precision == "float" ? "fail" : "");
   }

@@ -33,7 +33,8 @@ struct QuantReportLayer {
   std::optional<double> sensitivity;  // loss with only this layer quantized
   std::optional<int> sensitivity_rank;  // 1 = most sensitive
   std::optional<double> bias_shift;     // largest expected output shift removed by bias correction
-  // GPTQ rounding: its output error on the calibration inputs over rounding to nearest's (unset: nearest).
+  std::string rounding = "nearest";  // "GPTQ" | "nearest" | "KEEP_SUM" (nearest, channel sums kept)
+  // GPTQ rounding: its output error on the calibration inputs over rounding to nearest's.
   std::optional<double> gptq_error_ratio;
 };
 

@@ -342,6 +342,25 @@ TEST_F(QuantCli, WeightQuantWithDataRoundsWithGptqByDefault) {
   }
 }
 
+// WEIGHT_QUANT without data keeps the channel sums when rounding and corrects the biases at the
+// all-zeros input, and says so; --biasCorrection false and --weightRounding NEAREST turn each off.
+TEST_F(QuantCli, WeightQuantWithoutDataKeepsSumsAndCorrectsAtZeros) {
+  const std::string base = "--modelFile " + path("m.onnx") + " --quantType WEIGHT_QUANT --saveType ONNX --outputFile " +
+                           path("q.onnx") + " --report " + path("r.json");
+  auto read = [&](const std::string& f) {
+    std::ifstream in(path(f));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto r = ms(base);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("bias corrected:        1 layer(s) (input means taken at the all-zeros input"), std::string::npos) << r.output;
+  EXPECT_NE(read("r.json").find("\"rounding\": \"KEEP_SUM\""), std::string::npos);
+  r = ms(base + " --biasCorrection false --weightRounding NEAREST");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("all-zeros"), std::string::npos) << r.output;
+  EXPECT_NE(read("r.json").find("\"rounding\": \"nearest\""), std::string::npos);
+}
+
 TEST_F(QuantCli, CalibFileNotAWholeNumberOfSamplesIsExit2AndWritesNothing) {
   write_calib("calib.bin", 2, 5);
   auto r = ms("--modelFile " + path("m.onnx") + " --inputFile " + path("calib.bin") +
