@@ -436,7 +436,7 @@ int cmd_quant(const Args& args) {
           l.weight_channels = int(qw.scale.numel());
           l.weight_scale_min = *std::min_element(sc, sc + qw.scale.numel());
           l.weight_scale_max = *std::max_element(sc, sc + qw.scale.numel());
-          if (opts.keep_weight_sums) l.rounding = "KEEP_SUM";
+          if (opts.keep_weight_sums && s.spec.output_channel_axis) l.rounding = "KEEP_SUM";
           if (rounding)
             if (auto e = rounding->errors.find(quant::weight_content_key(m.graph.initializers.at(s.weight)));
                 e != rounding->errors.end() && e->second.first > 0) {

@@ -141,7 +141,7 @@ QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spe
     if (auto it = opts.rounded->find(weight_content_key(w)); it != opts.rounded->end()) return it->second;
   if (opts.bit_num != 4 && opts.group_size <= 0) {
     auto qw = quantize_weight(w, opts.per_channel && w.rank() > 0 ? spec.channel_axis : -1, opts.bit_num);
-    if (opts.keep_weight_sums) keep_scale_group_sums(qw, w);
+    if (opts.keep_weight_sums && spec.output_channel_axis) keep_scale_group_sums(qw, w);
     return qw;
   }
   // Blocked (4 bits, or 8 with a group size): blocks run along the reduction axis, the axis each output sums over, so that one scale
@@ -156,7 +156,7 @@ QuantizedWeight quantize_site_weight(const Tensor& w, const QuantWeightSpec& spe
   const int64_t dim = std::max<int64_t>(1, view.dim(axis));
   const int64_t block = opts.group_size > 0 ? std::min(opts.group_size, dim) : dim;
   auto qw = quantize_weight_blocked(view, axis, block, opts.bit_num);
-  if (opts.keep_weight_sums) keep_scale_group_sums(qw, view);
+  if (opts.keep_weight_sums && spec.output_channel_axis) keep_scale_group_sums(qw, view);
   return qw;
 }
 

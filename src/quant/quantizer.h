@@ -49,7 +49,9 @@ struct QuantOptions {
   // others are rounded to nearest.
   std::shared_ptr<const std::map<std::string, QuantizedWeight>> rounded;
   // Weights rounded to nearest keep each scale group's sum (quant/sum_preserving_rounding.h): the
-  // rounding for weights quantized without calibration data.
+  // rounding for weights quantized without calibration data. Recurrent ops (no output_channel_axis)
+  // round to nearest still: their hidden-state inputs are centred on zero, so a kept sum buys
+  // nothing, and Silero VAD's LSTM state lost by it (cosine 0.9984 -> 0.9909 on its test batch).
   bool keep_weight_sums = false;
 };
 

@@ -5,7 +5,9 @@
 #    accuracy (1 - edit distance / length, CTC greedy decoding) must be within 1 point of fp32's,
 #    and fp32 must read the lines (>= 90%) for the comparison to mean something;
 #  - det: default FULL_QUANT calibrated on rendered pages; on other pages the int8 probability maps
-#    must have cosine >= 0.99 with fp32's.
+#    must have cosine >= 0.99 with fp32's;
+#  - det WEIGHT_QUANT (8-bit weights), calibrated on the same pages and without any data: on the
+#    other pages the maps must have cosine >= 0.999 with fp32's.
 # Fails when scripts/fetch_models.sh has not installed the models or the DejaVu fonts
 # (fonts-dejavu-core, installed by scripts/setup.sh) are missing. Usage: ocr_int8_accuracy.sh path/to/ms
 set -euo pipefail
@@ -49,12 +51,19 @@ awk -v a="$fp_acc" -v b="$q_acc" 'BEGIN { exit !(b >= a - 1) }' || fail "int8 ac
 "$TOOL" pages "$FONTS" 7301 6 "$DET_SIZE" "$T/pcalib"
 out=$("$MS" quant --modelFile "$DET" --inputFile "$T/pcalib.npy" --quantType FULL_QUANT --outputFile "$T/det_int8.onnx" \
       --inputShape "x:1,3,$DET_SIZE,$DET_SIZE" 2>&1) || fail "ms quant det"$'\n'"$out"
+"$MS" quant --modelFile "$DET" --inputFile "$T/pcalib.npy" --quantType WEIGHT_QUANT --outputFile "$T/det_w8.mindir" \
+  --inputShape "x:1,3,$DET_SIZE,$DET_SIZE" >"$T/log" 2>&1 || fail "ms quant det WEIGHT_QUANT"$'\n'"$(cat "$T/log")"
+"$MS" quant --modelFile "$DET" --quantType WEIGHT_QUANT --outputFile "$T/det_w8_nodata.mindir" >"$T/log" 2>&1 ||
+  fail "ms quant det WEIGHT_QUANT without data"$'\n'"$(cat "$T/log")"
 for seed in 7402 7403; do
   "$TOOL" pages "$FONTS" $seed 1 "$DET_SIZE" "$T/ptest"
   "$MS" run --modelFile "$DET" --inDataFile "$T/ptest.npy" --outputDir "$T/dfp" >/dev/null
-  "$MS" run --modelFile "$T/det_int8.onnx" --inDataFile "$T/ptest.npy" --outputDir "$T/dq" >/dev/null
-  cos=$("$TOOL" cosine "$T/dfp/output_0.npy" "$T/dq/output_0.npy")
-  echo "det: ${DET_SIZE}x${DET_SIZE} held-out page (seed $seed), int8 vs fp32 map cosine $cos"
-  awk -v c="$cos" 'BEGIN { exit !(c >= 0.99) }' || fail "det map cosine $cos < 0.99"
+  for q in det_int8.onnx:0.99 det_w8.mindir:0.999 det_w8_nodata.mindir:0.999; do
+    model=${q%%:*} floor=${q##*:}
+    "$MS" run --modelFile "$T/$model" --inDataFile "$T/ptest.npy" --outputDir "$T/dq" >/dev/null
+    cos=$("$TOOL" cosine "$T/dfp/output_0.npy" "$T/dq/output_0.npy")
+    echo "det: ${DET_SIZE}x${DET_SIZE} held-out page (seed $seed), $model vs fp32 map cosine $cos"
+    awk -v c="$cos" -v f="$floor" 'BEGIN { exit !(c >= f) }' || fail "det $model map cosine $cos < $floor"
+  done
 done
 echo "PASS"

@@ -42,6 +42,18 @@ const INT4_LIMITS = {
 const INT8_FLOORS = {
   'paddleocr_v4_det/sigmoid_0.tmp_0': 0.998,
 };
+// The same without calibration data (rounding that keeps channel sums, bias correction at the
+// all-zeros input): exceptions to the 0.999 floor, each with its measurement. Both inputs are
+// synthetic ones the models answer far down their output sigmoid. PaddleOCR det's sparse bars give
+// 0.99690 (on rendered text pages the map keeps 0.9997: e2e_ocr_int8_accuracy holds it to 0.999).
+// Silero's manifest batch (tones, random LSTM states; speech probability 1e-4) gives output
+// 0.99867 and stateN 0.99104 (0.99920 and 0.99842 rounded to nearest); on speech-like audio with
+// streamed states both keep 0.9997 or more (quant_weight8_silero_speech holds them to 0.999).
+const INT8_NO_DATA_FLOORS = {
+  'paddleocr_v4_det/sigmoid_0.tmp_0': 0.995,
+  'silero_vad_v5/output': 0.998,
+  'silero_vad_v5/stateN': 0.985,
+};
 const bits = Number(bitsArg);
 let ort;
 try {
@@ -103,9 +115,11 @@ const refNames = entry.outputs.map((f) => entry.output_names[Number(/output_(\d+
 const refs = entry.outputs.map((f) => readNpy(path.join(data, f)));
 // Quantizes to `file` (ONNX QDQ or MindIR by its extension), runs it, and returns its size ratio to
 // the float model and the cosine of each manifest output with ONNX Runtime's float32 one.
+// Without `calib`, ms quant gets no --inputFile (its data-free rounding and bias correction).
 function quantizeAndRun(file, calib) {
+  const data = calib ? ['--inputFile', calib.join(',')] : [];
   const log = execFileSync(ms, ['quant', '--modelFile', modelFile, '--quantType', 'WEIGHT_QUANT', '--bitNum', String(bits),
-    '--inputFile', calib.join(','), '--outputFile', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    ...data, '--outputFile', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const ratio = fs.statSync(file).size / fs.statSync(modelFile).size;
   const outDir = `${file}.out`;
   execFileSync(ms, ['run', '--modelFile', file, '--inDataFile', inputs.join(','), '--outputDir', outDir], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -117,7 +131,7 @@ function quantizeAndRun(file, calib) {
     return readNpy(path.join(outDir, `output_${k}.npy`));
   });
   const cos = refs.map((r, i) => cosine(ours[i].data, r.data));
-  console.log(`${name} --bitNum ${bits} (${path.extname(file)}): file ${(100 * ratio).toFixed(1)}% of fp32, output cosine vs ONNX Runtime fp32: ` +
+  console.log(`${name} --bitNum ${bits} (${path.extname(file)}${calib ? '' : ', no data'}): file ${(100 * ratio).toFixed(1)}% of fp32, output cosine vs ONNX Runtime fp32: ` +
     cos.map((c, i) => `${refNames[i]} ${c.toFixed(6)}`).join(', '));
   return { log, ratio, ours, cos };
 }
@@ -130,14 +144,15 @@ async function main() {
   const calib = await writeCalibration();
   if (bits === 8) {
     // Both output formats: ONNX QDQ, and MindIR (the default), whose per-channel parameters cost
-    // more per channel than ONNX's (src/quant/channel_scales.h).
-    for (const file of [q, path.join(work, `${name}.w8.mindir`)]) {
-      const r = quantizeAndRun(file, calib);
+    // more per channel than ONNX's (src/quant/channel_scales.h); and MindIR without data.
+    const runs = [[q, calib], [path.join(work, `${name}.w8.mindir`), calib], [path.join(work, `${name}.w8.nodata.mindir`), null]];
+    for (const [file, data] of runs) {
+      const r = quantizeAndRun(file, data);
       log += r.log;
-      const what = path.extname(file);
+      const what = path.extname(file) + (data ? '' : ' without data');
       if (!(r.ratio <= 0.30)) failures.push(`${what}: file is ${(100 * r.ratio).toFixed(1)}% of the float model (> 30%)`);
       r.cos.forEach((c, i) => {
-        const floor = INT8_FLOORS[`${name}/${refNames[i]}`] ?? 0.999;
+        const floor = (data ? INT8_FLOORS : INT8_NO_DATA_FLOORS)[`${name}/${refNames[i]}`] ?? 0.999;
         if (!(c >= floor)) failures.push(`${what}: output ${refNames[i]} cosine ${c} < ${floor}`);
       });
     }
