@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibration cost of `ms quant --quantType FULL_QUANT` against plain fp32 inference of the same
+# Calibration cost of `ms quant --quantType FULL_QUANT` (or $QUANT) against plain fp32 inference of the same
 # model: the calibration time ms quant prints for SAMPLES samples, and SAMPLES times the mean
 # latency of `ms benchmark --loopCount SAMPLES` on the same model (same input shape, same thread
 # count). Rounds alternate (quant, benchmark, quant, ...) so that load from other processes hits
@@ -8,7 +8,8 @@
 #   bench/quant_calibration.sh [BUILD_DIR]      (default build/; needs ms and ms_make_resnet_like)
 #   env: SAMPLES (200), THREADS ("1 2"), ROUNDS (1), MODELS ("resnet50 paddle_det"),
 #        RESNET_SIDE (112: the ResNet-50-like at 1x3x112x112, for time's sake; 224 = the real size),
-#        CALIB (calibration method, AUTO), WORK (temp folder)
+#        CALIB (calibration method, AUTO), QUANT (FULL_QUANT; WEIGHT_QUANT: the calibration of bias
+#        correction and GPTQ's Hessians), WORK (temp folder)
 # resnet50: the ResNet-50-like with BatchNormalization folded (as bench/compare_ort.sh quantizes
 # it); paddle_det: PaddleOCR v4 det at 1x3x160x160 on synthetic text images (tests/real_models).
 set -euo pipefail
@@ -16,7 +17,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 MS="$BUILD/ms"
-SAMPLES="${SAMPLES:-200}" THREADS="${THREADS:-1 2}" ROUNDS="${ROUNDS:-1}" CALIB="${CALIB:-AUTO}"
+SAMPLES="${SAMPLES:-200}" THREADS="${THREADS:-1 2}" ROUNDS="${ROUNDS:-1}" CALIB="${CALIB:-AUTO}" QUANT="${QUANT:-FULL_QUANT}"
 MODELS="${MODELS:-resnet50 paddle_det}" RESNET_SIDE="${RESNET_SIDE:-112}"
 WORK="${WORK:-$(mktemp -d)}"
 mkdir -p "$WORK"
@@ -58,7 +59,7 @@ for name in $MODELS; do
     for r in $(seq "$ROUNDS"); do
       # --evalFile with one sample: the accuracy measurement after calibration is not timed here.
       out="$("$MS" quant --modelFile "$model" --inputFile "$calib" --evalFile "$one" --inputShape "$input:$shape" \
-             --quantType FULL_QUANT --calibMethod "$CALIB" --numThreads "$t" --outputFile "$WORK/$name.q.onnx" 2>/dev/null)"
+             --quantType "$QUANT" --calibMethod "$CALIB" --numThreads "$t" --outputFile "$WORK/$name.q.onnx" 2>/dev/null)"
       echo "$out" | sed -n 's/.*calibration: *[0-9]* sample(s) in \([0-9.]*\) s.*/\1/p' >>"$WORK/calib.txt"
       out="$("$MS" benchmark --modelFile "$model" --inDataFile "$one" --numThreads "$t" --loopCount "$SAMPLES" \
              --warmUpLoopCount 5 --format json)"

@@ -89,37 +89,38 @@ std::vector<Dim> dims_from(const std::vector<int64_t>& v) {
   return d;
 }
 
-std::vector<int64_t> window_offsets(const WindowGeom& g) {
+void window_offsets_at(const WindowGeom& g, int64_t o, int64_t* offs) {
   const size_t n = g.axes.size();
-  const Shape in = g.in_shape();
-  const auto in_strides = strides_of(in);
-  const int64_t K = g.kernel_numel(), O = g.out_numel();
-  std::vector<int64_t> offs(static_cast<size_t>(O * K));
+  const auto in_strides = strides_of(g.in_shape());
   std::vector<int64_t> oi(n, 0), ki(n, 0);
-  for (int64_t o = 0; o < O; ++o) {
-    std::fill(ki.begin(), ki.end(), 0);
-    for (int64_t k = 0; k < K; ++k) {
-      int64_t off = 0;
-      int state = 0;  // 0 inside, 1 in pad, 2 beyond pad
-      for (size_t d = 0; d < n; ++d) {
-        const AxisWindow& a = g.axes[d];
-        const int64_t p = oi[d] * a.stride - a.pad_begin + ki[d] * a.dilation;
-        if (p < 0 || p >= a.in)
-          state = std::max(state, (p < -a.pad_begin || p >= a.in + a.pad_end) ? 2 : 1);
-        else
-          off += p * in_strides[d];
-      }
-      offs[o * K + k] = state == 0 ? off : (state == 1 ? kInPad : kBeyondPad);
-      for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
-        if (++ki[d] < g.axes[d].k) break;
-        ki[d] = 0;
-      }
+  for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
+    oi[size_t(d)] = o % g.axes[size_t(d)].out;
+    o /= g.axes[size_t(d)].out;
+  }
+  const int64_t K = g.kernel_numel();
+  for (int64_t k = 0; k < K; ++k) {
+    int64_t off = 0;
+    int state = 0;  // 0 inside, 1 in pad, 2 beyond pad
+    for (size_t d = 0; d < n; ++d) {
+      const AxisWindow& a = g.axes[d];
+      const int64_t p = oi[d] * a.stride - a.pad_begin + ki[d] * a.dilation;
+      if (p < 0 || p >= a.in)
+        state = std::max(state, (p < -a.pad_begin || p >= a.in + a.pad_end) ? 2 : 1);
+      else
+        off += p * in_strides[d];
     }
+    offs[k] = state == 0 ? off : (state == 1 ? kInPad : kBeyondPad);
     for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
-      if (++oi[d] < g.axes[d].out) break;
-      oi[d] = 0;
+      if (++ki[size_t(d)] < g.axes[size_t(d)].k) break;
+      ki[size_t(d)] = 0;
     }
   }
+}
+
+std::vector<int64_t> window_offsets(const WindowGeom& g) {
+  const int64_t K = g.kernel_numel(), O = g.out_numel();
+  std::vector<int64_t> offs(static_cast<size_t>(O * K));
+  for (int64_t o = 0; o < O; ++o) window_offsets_at(g, o, offs.data() + o * K);
   return offs;
 }
 

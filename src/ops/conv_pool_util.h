@@ -45,6 +45,8 @@ std::vector<Dim> dims_from(const std::vector<int64_t>& v);  // -1 -> unknown Dim
 constexpr int64_t kInPad = -1;
 constexpr int64_t kBeyondPad = -2;
 std::vector<int64_t> window_offsets(const WindowGeom& g);
+// The kernel_numel() offsets of output position `o` alone, into `offs`.
+void window_offsets_at(const WindowGeom& g, int64_t o, int64_t* offs);
 
 // Kernel shape: the attribute when present, else W's spatial dims.
 Shape conv_kernel_shape(const AttrReader& attrs, const Shape& w_shape);

@@ -73,6 +73,7 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
     if (auto o = observers.find(name); o != observers.end()) o->second.observe(t);
     if (auto c = means.find(name); c != means.end()) c->second.add(t);
   };
+  if (hessians) hessians->expect_samples(samples.count());
   for (size_t s = 0; s < samples.count(); ++s) {
     seen.clear();
     try {

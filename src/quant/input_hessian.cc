@@ -3,6 +3,7 @@
 #include <dnnl.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "ops/conv_pool_util.h"
 #include "ops/op.h"
@@ -10,33 +11,50 @@
 namespace ms::quant {
 namespace {
 
-// Vectors taken from one value, and from all values, per weight: H needs many more vectors than
-// its size to be worth fitting (gptq.h shrinks it otherwise), while its cost grows with each (a 3x3
-// convolution over 512 channels adds 4.7 MFLOP per vector).
+// Vectors taken from one value at most, and per weight between these bounds: H needs many more
+// vectors than its size to be worth fitting, while its cost grows with each (a 3x3 convolution over
+// 512 channels adds 4.7 MFLOP per vector).
 constexpr int64_t kVectorsPerValue = 4096;
-constexpr int64_t kVectorsPerWeight = 32768;
+constexpr int64_t kVectorsPerColumn = 64;
+constexpr int64_t kMinVectorsPerWeight = 2048;
+constexpr int64_t kMaxVectorsPerWeight = 32768;
+// Blocks this small are summed in place: a oneDNN call costs more than their few products.
+constexpr int64_t kSmallBlock = 32;
 
-// Evenly spaced picks of at most `most` out of `count`.
-std::vector<int64_t> spread(int64_t count, int64_t most) {
+// At most `most` picks out of `count`, one in each of `most` equal strides, at a point within it
+// that moves with i and with the sample (golden-ratio steps): evenly spread, but not always the
+// same column of a feature map whose width divides the stride.
+std::vector<int64_t> spread(int64_t count, int64_t most, size_t sample) {
   std::vector<int64_t> r;
   const int64_t n = std::min(count, most);
   r.reserve(size_t(n));
-  for (int64_t i = 0; i < n; ++i) r.push_back(i * count / n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = std::fmod(double(sample * size_t(n) + size_t(i)) * 0.6180339887498949, 1.0);
+    r.push_back(std::min(count - 1, int64_t((double(i) + u) * double(count) / double(n))));
+  }
   return r;
 }
 
 // H's diagonal blocks of slice `slice` in half `half` += Pᵀ P, for P [rows, dim] row-major.
 void add_products(InputHessian& h, int half, int64_t slice, const std::vector<float>& p, int64_t rows) {
   if (rows == 0) return;
-  std::vector<float> block;
   for (int64_t b = 0; b < h.blocks(); ++b) {
     const int64_t b0 = h.block_begin(b), n = h.block_size(b);
-    block.assign(size_t(n * n), 0.0f);
-    if (dnnl_sgemm('T', 'N', n, n, rows, 1.f, p.data() + b0, h.dim, p.data() + b0, h.dim, 0.f, block.data(), n) !=
+    auto& part = h.halves[size_t(half)].parts[size_t(slice * h.blocks() + b)];
+    if (n <= kSmallBlock) {  // a depthwise window: the outer products directly, without a call per group
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* __restrict v = p.data() + r * h.dim + b0;
+        for (int64_t i = 0; i < n; ++i) {
+          float* __restrict dst = part.data() + i * n;
+          const float a = v[i];
+          for (int64_t j = 0; j < n; ++j) dst[j] += a * v[j];
+        }
+      }
+      continue;
+    }
+    if (dnnl_sgemm('T', 'N', n, n, rows, 1.f, p.data() + b0, h.dim, p.data() + b0, h.dim, 1.f, part.data(), n) !=
         dnnl_success)
       fail("internal: oneDNN sgemm failed for a {}x{}x{} product", n, n, rows);
-    auto& part = h.halves[size_t(half)].parts[size_t(slice * h.blocks() + b)];
-    for (size_t i = 0; i < block.size(); ++i) part[i] += block[i];
   }
   auto& sum = h.halves[size_t(half)].sums[size_t(slice)];
   for (int64_t r = 0; r < rows; ++r)
@@ -62,6 +80,15 @@ bool shape_hessian(InputHessian& h, int64_t dim, int64_t slices) {
 }
 
 }  // namespace
+
+int64_t hessian_vector_budget(int64_t dim) {
+  return std::clamp(kVectorsPerColumn * dim, kMinVectorsPerWeight, kMaxVectorsPerWeight);
+}
+
+int64_t hessian_vectors_per_value(int64_t dim, size_t samples) {
+  const int64_t n = int64_t(std::max<size_t>(1, samples));
+  return std::min(kVectorsPerValue, (hessian_vector_budget(dim) + n - 1) / n);
+}
 
 double InputHessian::vectors(int half, int64_t s) const {
   if (half < 0) return vectors(0, s) + vectors(1, s);
@@ -109,7 +136,7 @@ void HessianCollector::see(const std::string& name, const Tensor& value) {
   for (auto it = first; it != last; ++it) {
     const Source& s = it->second;
     InputHessian& h = hessians_[s.weight];
-    if (h.vectors(-1, 0) >= double(kVectorsPerWeight)) continue;
+    if (h.dim > 0 && h.vectors(-1, 0) >= double(hessian_vector_budget(h.dim))) continue;
     if (s.how.conv_windows) add_windows(s, value, h);
     else add_rows(s, value, h);
   }
@@ -122,17 +149,19 @@ void HessianCollector::add_windows(const Source& s, const Tensor& x, InputHessia
   const Attribute* g = n.attr("group");
   const int64_t group = g ? g->i : 1;
   const WindowGeom geom = conv_geom(AttrReader(n, *def), x.shape(), s.weight_shape, group);
-  const std::vector<int64_t> offs = window_offsets(geom);
   const int64_t K = geom.kernel_numel(), O = geom.out_numel(), plane = geom.in_numel();
   const int64_t N = x.dim(0), C = x.dim(1), cg = C / group, dim = cg * K;
   if (!shape_hessian(h, dim, group)) return;
-  const std::vector<int64_t> picks = spread(N * O, kVectorsPerValue);
+  const std::vector<int64_t> picks = spread(N * O, hessian_vectors_per_value(dim, samples_), sample_);
+  // Only the picked windows' offsets: a budget spread over many samples picks few of each.
+  std::vector<int64_t> offs(picks.size() * size_t(K));
+  for (size_t r = 0; r < picks.size(); ++r) window_offsets_at(geom, picks[r] % O, offs.data() + r * size_t(K));
   const float* xd = x.data<float>();
   std::vector<float> p(picks.size() * size_t(dim));
   for (int64_t gi = 0; gi < group; ++gi) {
     for (size_t r = 0; r < picks.size(); ++r) {
-      const int64_t batch = picks[r] / O, o = picks[r] % O;
-      const int64_t* window = offs.data() + o * K;
+      const int64_t batch = picks[r] / O;
+      const int64_t* window = offs.data() + r * size_t(K);
       float* row = p.data() + r * size_t(dim);
       for (int64_t c = 0; c < cg; ++c) {
         const float* src = xd + (batch * C + gi * cg + c) * plane;
@@ -158,7 +187,7 @@ void HessianCollector::add_rows(const Source& s, const Tensor& x, InputHessian& 
     std::vector<int64_t> mine;
     for (int64_t v = 0; v < count; ++v)
       if ((v / after) % slices == slice) mine.push_back(v);
-    const std::vector<int64_t> picks = spread(int64_t(mine.size()), kVectorsPerValue);
+    const std::vector<int64_t> picks = spread(int64_t(mine.size()), hessian_vectors_per_value(dim, samples_), sample_);
     std::vector<float> p(picks.size() * size_t(dim));
     for (size_t r = 0; r < picks.size(); ++r)
       std::copy(xd + mine[size_t(picks[r])] * dim, xd + (mine[size_t(picks[r])] + 1) * dim, p.begin() + r * size_t(dim));

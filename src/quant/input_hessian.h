@@ -4,6 +4,7 @@
 // blocks of kHessianBlock columns: a full H of a 3x3 convolution over 512 channels would take
 // 170 MB, and its inverse most of a minute.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <map>
 #include <set>
@@ -54,7 +55,9 @@ class HessianCollector {
   HessianCollector(const Model& m, const QuantOptions& opts);
   const std::set<std::string>& names() const { return names_; }
   void see(const std::string& name, const Tensor& value);
-  void end_sample() { half_ ^= 1; }  // the next values belong to the next calibration sample
+  // How many samples calibration will show (spreads each weight's vector budget over them).
+  void expect_samples(size_t n) { samples_ = std::max<size_t>(1, n); }
+  void end_sample() { half_ ^= 1, ++sample_; }  // the next values belong to the next calibration sample
   const std::map<WeightKey, InputHessian>& hessians() const { return hessians_; }
 
  private:
@@ -71,6 +74,15 @@ class HessianCollector {
   std::set<std::string> names_;
   std::map<WeightKey, InputHessian> hessians_;
   int half_ = 0;  // the sample's parity
+  size_t samples_ = 1, sample_ = 0;
 };
+
+// The vectors one weight's H gathers in all, for `dim` columns: enough that H is worth fitting (64
+// per column; gptq.h shrinks it by n/(n + d) otherwise) and no more, since each costs dim² and a
+// small layer that sees few vectors a sample would otherwise keep adding them, sample after sample.
+int64_t hessian_vector_budget(int64_t dim);
+// The vectors taken from one value of one sample: the budget spread over the samples (so that all
+// of them count, not the first few), at most kVectorsPerValue.
+int64_t hessian_vectors_per_value(int64_t dim, size_t samples);
 
 }  // namespace ms::quant
