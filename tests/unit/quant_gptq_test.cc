@@ -191,6 +191,27 @@ TEST(InputHessian, ConvWindowsPerGroupMatchTheirDefinition) {
   }
 }
 
+// Each weight's H takes a budget of vectors (64 a column, within [2048, 32768]) spread evenly over
+// the samples, whose halves get equal shares: 128 samples of 36 windows of 36 columns give 18
+// windows each, 2304 in all.
+TEST(InputHessian, VectorBudgetIsSpreadOverTheSamples) {
+  EXPECT_EQ(quant::hessian_vector_budget(20), 2048);
+  EXPECT_EQ(quant::hessian_vector_budget(100), 6400);
+  EXPECT_EQ(quant::hessian_vector_budget(1000), 32768);
+  EXPECT_EQ(quant::hessian_vectors_per_value(20, 200), 11);
+  EXPECT_EQ(quant::hessian_vectors_per_value(20, 1), 2048);
+  EXPECT_EQ(quant::hessian_vectors_per_value(1000, 1), 4096);
+  const Model m = conv_model(1);
+  quant::QuantOptions o;
+  o.type = quant::QuantType::Weight;
+  quant::HessianCollector c(m, o);
+  const auto& h = gathered(m, o, samples(128, {2, 4, 5, 6}), c);
+  ASSERT_EQ(h.dim, 36);
+  EXPECT_EQ(h.vectors(-1, 0), 2304);
+  EXPECT_EQ(h.vectors(0, 0), 1152);
+  EXPECT_EQ(h.vectors(1, 0), 1152);
+}
+
 // A whole model, WEIGHT_QUANT at 4 bits: with GPTQ the output error on fresh inputs is below
 // rounding to nearest's, and the quantized file holds the same scales.
 TEST(WeightRounding, ConvModelLosesLessThanNearestOnFreshInputs) {
