@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "quant/quant_params.h"
@@ -57,20 +58,25 @@ void expect_sums_kept(const quant::QuantizedWeight& nearest, const quant::Quanti
   }
 }
 
+// Per-channel groups: channel c holds elements index(c, k) for k < len, with scale c.
+void expect_channel_sums_kept(const Tensor& w, int axis, int64_t channels, int64_t len,
+                              const std::function<int64_t(int64_t, int64_t)>& index) {
+  const auto nearest = quant::quantize_weight(w, axis);
+  auto kept = quant::quantize_weight(w, axis);
+  quant::keep_scale_group_sums(kept, w);
+  std::vector<std::vector<int64_t>> groups(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t k = 0; k < len; ++k) groups[size_t(c)].push_back(index(c, k));
+  const std::vector<float> scales(nearest.scale.data<float>(), nearest.scale.data<float>() + channels);
+  expect_sums_kept(nearest, kept, w, groups, scales, 127);
+}
+
 TEST(KeepSum, PerChannelConvWeightKeepsEveryChannelSum) {
   const Tensor w = random_weight({8, 6, 3, 3}, 1);
+  expect_channel_sums_kept(w, 0, 8, 54, [](int64_t c, int64_t k) { return c * 54 + k; });
   const auto nearest = quant::quantize_weight(w, 0);
-  auto kept = nearest;
-  kept.q = Tensor(DType::Int8, nearest.q.shape());
-  std::copy_n(nearest.q.data<int8_t>(), nearest.q.numel(), kept.q.data<int8_t>());
+  auto kept = quant::quantize_weight(w, 0);
   quant::keep_scale_group_sums(kept, w);
-  std::vector<std::vector<int64_t>> groups(8);
-  std::vector<float> scales;
-  for (int64_t c = 0; c < 8; ++c) {
-    for (int64_t k = 0; k < 54; ++k) groups[size_t(c)].push_back(c * 54 + k);
-    scales.push_back(nearest.scale.data<float>()[c]);
-  }
-  expect_sums_kept(nearest, kept, w, groups, scales, 127);
   int64_t moved = 0;
   for (int64_t k = 0; k < w.numel(); ++k) moved += kept.q.data<int8_t>()[k] != nearest.q.data<int8_t>()[k];
   EXPECT_GT(moved, 0);  // 8 channels of 54 weights: some sums are off by a step or more
@@ -78,17 +84,7 @@ TEST(KeepSum, PerChannelConvWeightKeepsEveryChannelSum) {
 
 TEST(KeepSum, MatMulChannelsAlongTheLastAxisAndBlocks) {
   // MatMul weight [K, N] with one scale per column: each column keeps its sum.
-  const Tensor w = random_weight({40, 5}, 2);
-  const auto nearest = quant::quantize_weight(w, 1);
-  auto kept = quant::quantize_weight(w, 1);
-  quant::keep_scale_group_sums(kept, w);
-  std::vector<std::vector<int64_t>> groups(5);
-  std::vector<float> scales;
-  for (int64_t n = 0; n < 5; ++n) {
-    for (int64_t k = 0; k < 40; ++k) groups[size_t(n)].push_back(k * 5 + n);
-    scales.push_back(nearest.scale.data<float>()[n]);
-  }
-  expect_sums_kept(nearest, kept, w, groups, scales, 127);
+  expect_channel_sums_kept(random_weight({40, 5}, 2), 1, 5, 40, [](int64_t n, int64_t k) { return k * 5 + n; });
 
   // Blocked int4 along axis 1 of [3, 20], blocks of 8 (the last one short): each block keeps its sum.
   const Tensor b = random_weight({3, 20}, 3);
