@@ -25,6 +25,7 @@
 #include "quant/calibrate.h"
 #include "quant/channel_scales.h"
 #include "quant/config_file.h"
+#include "quant/identity_split.h"
 #include "quant/quantizer.h"
 #include "quant/sensitivity.h"
 #include "quant/weight_rounding.h"
@@ -243,6 +244,8 @@ int cmd_quant(const Args& args) {
     clean_up(m);
     // ...and in If/Loop/Scan bodies (Silero VAD keeps its weights there).
     passes::optimize_subgraphs(m, clean_up);
+    // Weight-only: re-parameterized identities leave their convolutions (quant/identity_split.h).
+    const size_t identities = opts.type == quant::QuantType::Weight ? quant::split_identity_from_convs(m, opts) : 0;
     std::optional<analysis::InputSamples> samples;
     if (!input_file.empty()) {
       samples.emplace(analysis::open_input_files(m.graph, split_list(input_file), images));
@@ -358,6 +361,8 @@ int cmd_quant(const Args& args) {
     std::cout << fmt::format("  weights quantized:     {} -> {}\n", size_str(sum.weight_bytes_before), size_str(sum.weight_bytes_after));
     if (!ec && before > 0)
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
+    if (identities)
+      std::cout << fmt::format("  identity split:        {} square 1x1 convolution(s) keep their diagonal in float\n", identities);
     if (correct_bias)
       std::cout << fmt::format("  bias corrected:        {} layer(s){}\n", corrections.size(),
                                zero_probe && !corrections.empty() ? " (input means taken at the all-zeros input: no calibration data)" : "");
