@@ -19,12 +19,13 @@ bool square_pointwise(const Node& n, const Tensor& w) {
     const Attribute* a = n.attr(key);
     return !a || std::all_of(a->ints.begin(), a->ints.end(), [v](int64_t x) { return x == v; });
   };
-  // auto_pad gives a 1×1 window at stride 1 no padding whatever its value.
+  // With a 1×1 window at stride 1 every auto_pad value means no padding.
   const Attribute* group = n.attr("group");
   return (!group || group->i == 1) && all("strides", 1) && all("pads", 0);
 }
 
-// Relative int8 error of rows rounded to nearest on a per-row step set by `row_max`.
+// Relative int8 error of the rows of a [c, c] weight rounded to nearest, each on the step its largest
+// element sets; `without_diagonal`: the diagonal stays exact and does not count towards that step.
 double rows_error(const float* w, int64_t c, bool without_diagonal) {
   double err = 0, norm = 0;
   for (int64_t i = 0; i < c; ++i) {
