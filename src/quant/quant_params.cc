@@ -113,29 +113,23 @@ size_t stored_bytes(const Tensor& t) {
   return t.nbytes();
 }
 
+int64_t scale_index(const QuantizedWeight& qw, int64_t k) {
+  if (qw.axis < 0) return 0;
+  const int64_t dim = qw.q.dim(qw.axis);
+  int64_t inner = 1;
+  for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
+  const int64_t a = (k / inner) % dim;
+  if (qw.block_size <= 0) return a;
+  const int64_t blocks = qw.scale.dim(qw.axis), o = k / (inner * dim);
+  return (o * blocks + a / qw.block_size) * inner + k % inner;
+}
+
 Tensor dequantize_weight(const QuantizedWeight& qw) {
   Tensor w(DType::Float32, qw.q.shape());
-  if (qw.block_size > 0) {
-    const int64_t dim = qw.q.dim(qw.axis), blocks = qw.scale.dim(qw.axis);
-    int64_t inner = 1;
-    for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
-    const auto* q = static_cast<const int8_t*>(qw.q.raw());
-    const float* s = qw.scale.data<float>();
-    float* out = w.data<float>();
-    for (int64_t k = 0; k < w.numel(); ++k) {
-      const int64_t i = k % inner, a = (k / inner) % dim, o = k / (inner * dim);
-      out[k] = float(q[k]) * s[(o * blocks + a / qw.block_size) * inner + i];
-    }
-    return w;
-  }
-  const int64_t channels = qw.axis < 0 ? 1 : qw.q.dim(qw.axis);
-  int64_t inner = 1;
-  if (qw.axis >= 0)
-    for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
-  const int8_t* q = qw.q.data<int8_t>();
+  const auto* q = static_cast<const int8_t*>(qw.q.raw());  // int4 values take one byte each too
   const float* s = qw.scale.data<float>();
   float* out = w.data<float>();
-  for (int64_t k = 0; k < w.numel(); ++k) out[k] = float(q[k]) * s[qw.axis < 0 ? 0 : (k / inner) % channels];
+  for (int64_t k = 0; k < w.numel(); ++k) out[k] = float(q[k]) * s[scale_index(qw, k)];
   return w;
 }
 

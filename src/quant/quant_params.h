@@ -31,6 +31,8 @@ QuantizedWeight quantize_weight(const Tensor& w, int axis, int bits = 8);
 // `block` consecutive elements along `axis` (ONNX opset 21's blocked DequantizeLinear); the last
 // block may be short.
 QuantizedWeight quantize_weight_blocked(const Tensor& w, int axis, int64_t block, int bits = 4);
+// The index into qw.scale of the scale that element k of qw.q (row-major in q's shape) is read with.
+int64_t scale_index(const QuantizedWeight& qw, int64_t k);
 // The float32 values a DequantizeLinear of `qw` produces: q * scale (zero points are 0), in q's shape.
 Tensor dequantize_weight(const QuantizedWeight& qw);
 // Names a weight by its dtype, shape and a digest of its bytes: copies of one weight (an If branch

@@ -20,19 +20,6 @@ double weight_error(const std::vector<float>& w, const std::vector<int8_t>& q, c
   return e;
 }
 
-// The scale of element k of qw.q (row-major in q's shape).
-float scale_at(const QuantizedWeight& qw, int64_t k) {
-  const float* s = qw.scale.data<float>();
-  if (qw.axis < 0) return s[0];
-  const int64_t dim = qw.q.dim(qw.axis);
-  int64_t inner = 1;
-  for (int d = qw.axis + 1; d < qw.q.rank(); ++d) inner *= qw.q.dim(d);
-  const int64_t a = (k / inner) % dim;
-  if (qw.block_size <= 0) return s[a];
-  const int64_t blocks = qw.scale.dim(qw.axis), i = k % inner, o = k / (inner * dim);
-  return s[(o * blocks + a / qw.block_size) * inner + i];
-}
-
 // One block of a weight as GPTQ sees it: rows x cols, with its scales and its nearest rounding.
 struct Block {
   std::vector<float> w, scale;
@@ -95,7 +82,7 @@ void round_weight(const Tensor& w, const QuantWeightSpec& spec, const InputHessi
         for (int64_t c = 0; c < n; ++c) {
           const int64_t k = flat(r, b0 + c);
           blk.w[size_t(r * n + c)] = wd[k];
-          blk.scale[size_t(r * n + c)] = scale_at(qw, k);
+          blk.scale[size_t(r * n + c)] = qw.scale.data<float>()[scale_index(qw, k)];
           blk.nearest[size_t(r * n + c)] = q[k];
         }
       const std::vector<double> all = h.block(-1, slice, b, centered);
