@@ -10,7 +10,7 @@
 namespace ms {
 namespace {
 
-const std::string kFcLayers = std::string(MS_SOURCE_DIR) + "/../shared/data/tf/tf2onnx_fc-layers_frozen.pb";
+const std::string kFcLayers = std::string(MS_SOURCE_DIR) + "/tests/data/tf/tf2onnx_fc-layers_frozen.pb";
 const std::string kFaceDetection =
     std::string(MS_SOURCE_DIR) + "/tests/real_models/node_modules/@mediapipe/face_detection/face_detection_short_range.tflite";
 
@@ -24,7 +24,7 @@ class TfConvertCli : public ::testing::Test {
 };
 
 TEST_F(TfConvertCli, OutputTypesFollowInputShape) {
-  if (!std::filesystem::exists(kFcLayers)) GTEST_SKIP() << kFcLayers << " is missing";
+  ASSERT_TRUE(std::filesystem::exists(kFcLayers)) << kFcLayers << " is missing (tests/data/tf is part of the repository)";
   // The graph's batch is unknown (X: [?,784]); fixing it to 3 makes the 784->10 MLP's output [3,10].
   auto r = run_ms("convert --fmk TF --modelFile " + kFcLayers + " --saveType ONNX --outputFile " + path("fc") +
                   " --inputShape X:3,784");

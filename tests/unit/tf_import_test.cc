@@ -1,4 +1,4 @@
-// TensorFlow frozen-graph importer: real TF1 graphs (shared/data/tf) and hand-built GraphDefs run
+// TensorFlow frozen-graph importer: real TF1 graphs (tests/data/tf) and hand-built GraphDefs run
 // through the IR and compared with loops written from TensorFlow's documented op semantics.
 #include <gtest/gtest.h>
 
@@ -558,7 +558,7 @@ TEST(TfImport, DanglingInputIsInvalid) {
   }
 }
 
-// --- the real TF1 graphs of shared/data/tf -------------------------------------------------------
+// --- the real TF1 graphs of tests/data/tf ----------------------------------------------------------
 
 // A direct evaluation of the GraphDef with the semantics of TF's MatMul ([M,K]x[K,N]), BiasAdd
 // (bias over the last axis), Add/Mul (scalar or same-shape), Relu, Sigmoid and Identity.
@@ -613,7 +613,7 @@ ms_tf::GraphDef read_graph(const std::string& path) {
   return g;
 }
 
-const std::string kTfData = std::string(MS_SOURCE_DIR) + "/../shared/data/tf/";
+const std::string kTfData = std::string(MS_SOURCE_DIR) + "/tests/data/tf/";
 
 struct RealCase {
   std::string file, input, output;
@@ -625,7 +625,7 @@ class TfRealGraph : public ::testing::TestWithParam<RealCase> {};
 TEST_P(TfRealGraph, RunsToDirectEvaluation) {
   const RealCase& c = GetParam();
   std::string path = kTfData + c.file;
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not present";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (tests/data/tf is part of the repository)";
   ms_tf::GraphDef g = read_graph(path);
   auto x = values(shape_numel(c.shape), 11);
   TfEval ref;
@@ -641,7 +641,7 @@ TEST_P(TfRealGraph, RunsToDirectEvaluation) {
   expect_near(got[0].tensor, want.first, want.second);
 }
 
-INSTANTIATE_TEST_SUITE_P(Shared, TfRealGraph,
+INSTANTIATE_TEST_SUITE_P(Tf2Onnx, TfRealGraph,
                          ::testing::Values(RealCase{"tf2onnx_fc-layers_frozen.pb", "X", "output", {1, 784}},
                                            RealCase{"tf2onnx_ae0_frozen.pb", "X", "output", {1, 784}},
                                            RealCase{"tf2onnx_regression_graphdef_frozen.pb", "X", "pred", {1}}),
@@ -651,7 +651,7 @@ TEST(TfRealGraph, RecurrentGraphsImportWithDropoutInputs) {
   // Unrolled GRU/LSTM with a RandomUniform dropout: no TF reference ships with them, so only the
   // import and a run with keep_prob = 1 (dropout off, deterministic) are checked.
   for (std::string f : {"tf2onnx_gru_frozen.pb", "tf2onnx_lstm_frozen.pb"}) {
-    if (!std::filesystem::exists(kTfData + f)) GTEST_SKIP();
+    ASSERT_TRUE(std::filesystem::exists(kTfData + f)) << kTfData + f << " is missing";
     Model m = tf_format::load_tf(kTfData + f);
     EXPECT_EQ(m.graph.inputs.size(), 2u) << f;
     EXPECT_EQ(m.graph.outputs.size(), 1u) << f;
