@@ -10,6 +10,7 @@ PACKAGES=(
   libonnx-dev libonnx-testdata
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libdnnl-dev  # oneDNN: the fast runtime's convolution, matmul and pooling kernels
+  ocl-icd-opencl-dev  # oneDNN's CMake config requires OpenCL; only a Recommends of libdnnl-dev
   libstb-dev  # stb_image: JPEG/PNG/BMP decoding for ms preprocess and image-folder calibration
   libgtest-dev libbenchmark-dev
   fonts-dejavu-core  # tests/e2e/ocr_int8_accuracy.sh renders text lines with DejaVu (stb_truetype from libstb-dev)

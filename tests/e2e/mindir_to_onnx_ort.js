@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `ms convert --fmk MINDIR --saveType ONNX` on MindIR files written outside the project (the
 // hand-written fixtures in tests/data/mindir_outside and MindSpore's own files in
-// ../shared/data/mindir): ONNX Runtime runs the ONNX file to the values `ms run` computes on the
+// tests/data/mindir): ONNX Runtime runs the ONNX file to the values `ms run` computes on the
 // MindIR file, on the same inputs. Usage: node mindir_to_onnx_ort.js MS_BINARY WORK_DIR
 // ONNX Runtime comes from tests/real_models/reference (scripts/fetch_models.sh installs it); when it
 // is missing the test fails.
@@ -15,8 +15,8 @@ const { npyBytes, readNpy, NPY } = require('../real_models/seeded_data.js');
 const [ms, work] = process.argv.slice(2);
 const root = path.resolve(__dirname, '..', '..');
 const fixtures = path.join(root, 'tests', 'data', 'mindir_outside');
-const shared = process.env.MS_MINDIR_DATA || path.resolve(root, '..', 'shared', 'data', 'mindir');
-const sharedInputs = path.join(root, 'tests', 'data', 'mindir');  // inputs of the shared files' tests
+const shared = path.join(root, 'tests', 'data', 'mindir');  // real MindSpore files (SOURCES.md there)
+const sharedInputs = shared;  // their tests' inputs lie beside them
 
 let ort;
 try {
@@ -83,10 +83,6 @@ function writeVariables(dir, spec) {
 }
 
 function sharedCases() {
-  if (!fs.existsSync(shared)) {
-    console.error(`FAIL: ${shared} is missing (../shared beside the checkout, or MS_MINDIR_DATA)`);
-    process.exit(1);
-  }
   return fs.readdirSync(shared).sort()
     .filter((f) => f.endsWith('.mindir') && !f.includes('aesgcm'))
     .map((f) => ({ name: f.slice(0, -'.mindir'.length), file: path.join(shared, f) }));

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Independent reference values for the MindSpore-exported MindIR files in shared/data/mindir.
+"""Independent reference values for the MindSpore-exported MindIR files in tests/data/mindir.
 
 Run once by hand (pure Python 3, no numpy, no protobuf package); it writes the inputs and the
 expected outputs as .npy files into tests/data/mindir/, which are committed. The product never
 runs Python: the C++ test (tests/unit/mindir_shared_files_test.cc) only reads the .npy files.
 
-    python3 tests/mindir_reference/compute_expected.py /path/to/shared/data/mindir tests/data/mindir
+    python3 tests/mindir_reference/compute_expected.py tests/data/mindir tests/data/mindir
 
 It has its own protobuf wire decoder and its own implementation of the MindSpore primitives these
 files use (semantics from MindSpore's operator documentation), computed in float64, so it shares no

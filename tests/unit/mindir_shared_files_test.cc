@@ -1,4 +1,5 @@
-// Every real MindSpore-written file in shared/data/mindir is read; the exported nets run to the
+// Every real MindSpore-written file in tests/data/mindir (copied from the project's shared data set,
+// see tests/data/mindir/SOURCES.md) is read; the exported nets run to the
 // values MindSpore computes. Expected values: small formulas computed here, and for LeNet, LSTM and
 // TBNet the .npy files in tests/data/mindir made once by tests/mindir_reference/compute_expected.py
 // (an independent pure-Python implementation of the primitives; see its header).
@@ -18,18 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path shared_dir() {
-  if (const char* e = std::getenv("MS_MINDIR_DATA")) return e;
-  return (fs::path(MS_SOURCE_DIR) / "../shared/data/mindir").lexically_normal();
-}
 fs::path data_dir() { return fs::path(MS_SOURCE_DIR) / "tests/data/mindir"; }
 
-#define NEED_SHARED()                                                          \
-  ASSERT_TRUE(fs::is_directory(shared_dir())) << "no " << shared_dir() << " (../shared beside the checkout)"; \
-  do {                                                                         \
-  } while (0)
-
-Model load(const std::string& name) { return mindir::load_mindir((shared_dir() / name).string()); }
+Model load(const std::string& name) { return mindir::load_mindir((data_dir() / name).string()); }
 
 std::vector<Value> run(const Model& m, std::vector<Value> feeds) {
   Session s(std::make_shared<const Model>(m));
@@ -37,9 +29,8 @@ std::vector<Value> run(const Model& m, std::vector<Value> feeds) {
 }
 
 TEST(MindirSharedFiles, EveryFileIsReadOrRefusedWithItsReason) {
-  NEED_SHARED();
   int read = 0;
-  for (const auto& e : fs::directory_iterator(shared_dir())) {
+  for (const auto& e : fs::directory_iterator(data_dir())) {
     std::string name = e.path().filename().string();
     SCOPED_TRACE(name);
     if (name.find("aesgcm") != std::string::npos) {
@@ -71,7 +62,6 @@ TEST(MindirSharedFiles, EveryFileIsReadOrRefusedWithItsReason) {
 }
 
 TEST(MindirSharedFiles, Ms110AddLegacy) {
-  NEED_SHARED();
   Model m = load("ms110_add_no_encrypt.mindir");
   auto x = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2}), y = Tensor::from_vector<float>({0.5f, -1, 2, 0.25f}, {2, 2});
   auto out = run(m, {Value(x), Value(y)});
@@ -80,7 +70,6 @@ TEST(MindirSharedFiles, Ms110AddLegacy) {
 }
 
 TEST(MindirSharedFiles, Ms150Relu) {
-  NEED_SHARED();
   Model m = load("ms150_relu.mindir");
   auto out = run(m, {Value(Tensor::from_vector<float>({-1, 2, -3, 4}, {1, 1, 2, 2}))});
   std::vector<float> want{0, 2, 0, 4};
@@ -88,7 +77,6 @@ TEST(MindirSharedFiles, Ms150Relu) {
 }
 
 TEST(MindirSharedFiles, Ms250LogOnFloat64) {
-  NEED_SHARED();
   Model m = load("ms250_test_ops_log_cast_primitive_attribute_fp32_to_fp64.mindir");
   auto out = run(m, {Value(Tensor::from_vector<double>({1, 2.5, 10}, {3}))});
   ASSERT_EQ(out[0].tensor.dtype(), DType::Float64);
@@ -98,7 +86,6 @@ TEST(MindirSharedFiles, Ms250LogOnFloat64) {
 double celu(double x, double a) { return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1)); }
 
 TEST(MindirSharedFiles, Ms250CeluVariants) {
-  NEED_SHARED();
   std::vector<double> xs{-2, -0.5, 0.75, 3};
   for (const char* f : {"ms250_test_ops_celu_cast_float_fp32_value_node_to_fp64.mindir",
                         "ms250_test_ops_celu_cast_float_fp32_parameter_node_to_fp64.mindir",
@@ -138,7 +125,6 @@ TEST(MindirSharedFiles, Ms250CeluVariants) {
 }
 
 TEST(MindirSharedFiles, Ms250UpsampleNearest3D) {
-  NEED_SHARED();
   Model m = load("ms250_test_ops_upsample_cast_tuple_float_fp32_value_node_to_fp64.mindir");
   Tensor x(DType::Float64, {1, 2, 2, 2, 2});
   for (int i = 0; i < 16; ++i) x.data<double>()[i] = i;
@@ -158,7 +144,7 @@ TEST(MindirSharedFiles, Ms250UpsampleNearest3D) {
 }
 
 void check_against_reference(const std::string& name, int n_inputs, int n_outputs) {
-  if (!fs::is_directory(shared_dir())) GTEST_SKIP() << "no " << shared_dir();
+  if (!fs::is_directory(data_dir())) GTEST_SKIP() << "no " << data_dir();
   Model m = load(name + ".mindir");
   std::vector<Value> feeds;
   for (int i = 0; i < n_inputs; ++i)
