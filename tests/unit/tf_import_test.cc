@@ -7,7 +7,13 @@
 #include <functional>
 #include <sstream>
 
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <set>
+
 #include "formats/model_io.h"
+#include "formats/onnx/onnx_exporter.h"
 #include "formats/tf/tf_importer.h"
 #include "formats/tf/tf_tensor.h"
 #include "runtime/session.h"
@@ -95,10 +101,11 @@ struct Nhwc {
   int64_t at(int64_t n, int64_t h, int64_t w, int64_t c) const { return ((n * H + h) * W + w) * C + c; }
 };
 
-// TF's SAME: out = ceil(in / s), total pad = max((out-1)*s + k - in, 0), the smaller half first.
-int64_t same_pad_before(int64_t in, int64_t k, int64_t s, int64_t* out) {
+// TF's SAME: out = ceil(in / s), total pad = max((out-1)*s + k_eff - in, 0) with the dilated extent
+// k_eff = (k-1)*d + 1, the smaller half first.
+int64_t same_pad_before(int64_t in, int64_t k, int64_t s, int64_t* out, int64_t d = 1) {
   *out = (in + s - 1) / s;
-  int64_t total = std::max<int64_t>((*out - 1) * s + k - in, 0);
+  int64_t total = std::max<int64_t>((*out - 1) * s + (k - 1) * d + 1 - in, 0);
   return total / 2;
 }
 
@@ -106,14 +113,15 @@ int64_t same_pad_before(int64_t in, int64_t k, int64_t s, int64_t* out) {
 
 // Conv2D (and DepthwiseConv2dNative when depthwise) by direct summation over the NHWC input.
 std::vector<float> conv_ref(const std::vector<float>& x, Nhwc xs, const std::vector<float>& f, int64_t kh, int64_t kw,
-                            int64_t cout_or_mult, int64_t sh, int64_t sw, bool same, bool depthwise, Nhwc* ys) {
+                            int64_t cout_or_mult, int64_t sh, int64_t sw, bool same, bool depthwise, Nhwc* ys,
+                            int64_t dh = 1, int64_t dw = 1) {
   int64_t oh, ow, pt = 0, pl = 0;
   if (same) {
-    pt = same_pad_before(xs.H, kh, sh, &oh);
-    pl = same_pad_before(xs.W, kw, sw, &ow);
+    pt = same_pad_before(xs.H, kh, sh, &oh, dh);
+    pl = same_pad_before(xs.W, kw, sw, &ow, dw);
   } else {
-    oh = (xs.H - kh) / sh + 1;
-    ow = (xs.W - kw) / sw + 1;
+    oh = (xs.H - (kh - 1) * dh - 1) / sh + 1;
+    ow = (xs.W - (kw - 1) * dw - 1) / sw + 1;
   }
   int64_t co = depthwise ? xs.C * cout_or_mult : cout_or_mult;
   *ys = {xs.N, oh, ow, co};
@@ -125,7 +133,7 @@ std::vector<float> conv_ref(const std::vector<float>& x, Nhwc xs, const std::vec
           double acc = 0;
           for (int64_t a = 0; a < kh; ++a)
             for (int64_t b = 0; b < kw; ++b) {
-              int64_t h = i * sh + a - pt, w = j * sw + b - pl;
+              int64_t h = i * sh + a * dh - pt, w = j * sw + b * dw - pl;
               if (h < 0 || h >= xs.H || w < 0 || w >= xs.W) continue;
               if (depthwise) {
                 int64_t c = o / cout_or_mult, m = o % cout_or_mult;
@@ -143,7 +151,35 @@ struct ConvCase {
   bool depthwise;
   std::string padding;
   int64_t stride_h, stride_w;
+  int64_t dil_h = 1, dil_w = 1;
 };
+
+// What `ms convert --saveType ONNX` writes must pass ONNX's checker with its full check (Python's
+// onnx.checker.check_model(full_check=True): the checker, then strict shape inference with type
+// checks) and name every node uniquely (ONNX Runtime refuses duplicate names).
+void expect_valid_onnx(const Model& m) {
+  onnx::ModelProto p;
+  onnx_format::export_onnx(m, &p);
+  try {
+    onnx::checker::check_model(p);
+    onnx::shape_inference::InferShapes(p, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(true, 1, false));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "ONNX checker: " << e.what();
+  }
+  std::set<std::string> names;
+  for (const auto& n : p.graph().node()) {
+    EXPECT_FALSE(n.name().empty()) << n.op_type();
+    EXPECT_TRUE(names.insert(n.name()).second) << "two nodes are named " << n.name();
+    // ONNX Runtime: "Dilation not supported for AutoPadType::SAME_UPPER".
+    bool same = false, dilated = false;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "auto_pad") same = a.s().rfind("SAME", 0) == 0;
+      if (a.name() == "dilations")
+        for (auto d : a.ints()) dilated = dilated || d != 1;
+    }
+    EXPECT_FALSE(same && dilated) << n.name() << " is a dilated " << n.op_type() << " with auto_pad SAME";
+  }
+}
 
 class TfConv : public ::testing::TestWithParam<ConvCase> {};
 
@@ -158,20 +194,147 @@ TEST_P(TfConv, MatchesDirectSummation) {
   b.floats("w", f, {kh, kw, xs.C, co});
   auto& n = b.node("conv", p.depthwise ? "DepthwiseConv2dNative" : "Conv2D", {"x", "w"});
   set_ints(n, "strides", {1, p.stride_h, p.stride_w, 1});
+  if (p.dil_h != 1 || p.dil_w != 1) set_ints(n, "dilations", {1, p.dil_h, p.dil_w, 1});
   set_s(n, "padding", p.padding);
   b.node("relu", "Relu", {"conv"});
   Nhwc ys;
-  auto want = conv_ref(x, xs, f, kh, kw, co, p.stride_h, p.stride_w, p.padding == "SAME", p.depthwise, &ys);
+  auto want = conv_ref(x, xs, f, kh, kw, co, p.stride_h, p.stride_w, p.padding == "SAME", p.depthwise, &ys, p.dil_h, p.dil_w);
   for (auto& v : want) v = std::max(v, 0.f);
   auto got = run(b.g, {Tensor::from_vector(x, {xs.N, xs.H, xs.W, xs.C})});
   ASSERT_EQ(got.size(), 1u);
   expect_near(got[0], {ys.N, ys.H, ys.W, ys.C}, want);
+  Model m = tf_format::import_graphdef(b.g, "test.pb");
+  if (p.padding == "SAME") {  // the spatial size is known: SAME is written as explicit pads
+    for (const auto& node : m.graph.nodes)
+      if (node.op_type == "Conv") EXPECT_FALSE(node.attrs.count("auto_pad")) << node.name;
+  }
+  expect_valid_onnx(m);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, TfConv,
                          ::testing::Values(ConvCase{false, "SAME", 1, 1}, ConvCase{false, "SAME", 2, 2}, ConvCase{false, "SAME", 2, 3},
                                            ConvCase{false, "VALID", 1, 1}, ConvCase{false, "VALID", 2, 1},
-                                           ConvCase{true, "SAME", 1, 1}, ConvCase{true, "SAME", 2, 2}, ConvCase{true, "VALID", 2, 1}));
+                                           ConvCase{true, "SAME", 1, 1}, ConvCase{true, "SAME", 2, 2}, ConvCase{true, "VALID", 2, 1},
+                                           // atrous (dilated) convolutions
+                                           ConvCase{false, "SAME", 1, 1, 2, 2}, ConvCase{false, "SAME", 1, 1, 3, 2},
+                                           ConvCase{true, "SAME", 1, 1, 2, 3}, ConvCase{false, "VALID", 1, 1, 2, 1}));
+
+// A dilated SAME convolution over an input whose spatial size is unknown: at stride 1 TF's pads are
+// (k-1)*d whatever the size, so they are written explicitly and the converted ONNX needs no
+// auto_pad (which ONNX Runtime refuses with dilations); with a stride they depend on the size, and
+// the ONNX writer refuses clearly, naming the node, until --inputShape fixes it.
+TEST(TfImport, DilatedSameConvOfUnknownSize) {
+  Nhwc xs{1, 9, 8, 2};
+  auto x = values(xs.N * xs.H * xs.W * xs.C, 21);
+  auto f = values(3 * 3 * 2 * 3, 22);
+  for (int64_t stride : {1, 2}) {
+    GraphDefBuilder b;
+    b.placeholder("x", {-1, -1, -1, 2});
+    b.floats("w", f, {3, 3, 2, 3});
+    auto& n = b.node("atrous", "Conv2D", {"x", "w"});
+    set_ints(n, "strides", {1, stride, stride, 1});
+    set_ints(n, "dilations", {1, 2, 2, 1});
+    set_s(n, "padding", "SAME");
+    SCOPED_TRACE("stride " + std::to_string(stride));
+    Nhwc ys;
+    auto want = conv_ref(x, xs, f, 3, 3, 3, stride, stride, true, false, &ys, 2, 2);
+    auto got = run(b.g, {Tensor::from_vector(x, {1, 9, 8, 2})});
+    expect_near(got[0], {ys.N, ys.H, ys.W, ys.C}, want);
+    Model m = tf_format::import_graphdef(b.g, "test.pb");
+    if (stride == 1) {
+      expect_valid_onnx(m);
+      continue;
+    }
+    try {
+      onnx_format::export_onnx_bytes(m);
+      ADD_FAILURE() << "a strided dilated SAME conv of unknown size was written";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+      EXPECT_NE(std::string(e.what()).find("atrous"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--inputShape"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// TF's MatMul is rank 2 by definition: transpose_a / transpose_b need no inferred rank, here of a
+// Placeholder without a shape (old TF1 exports) and one with unknown_rank.
+TEST(TfImport, MatMulTransposesOperandsOfUnknownRank) {
+  const int64_t M = 3, K = 4, N = 5;
+  auto a = values(K * M, 31), w = values(N * K, 32);  // a is fed as [K, M], w is [N, K]
+  for (bool unknown_rank_attr : {false, true}) {
+    GraphDefBuilder b;
+    auto& ph = b.node("a", "Placeholder");
+    (*ph.mutable_attr())["dtype"].set_type(ms_tf::DT_FLOAT);
+    if (unknown_rank_attr) (*ph.mutable_attr())["shape"].mutable_shape()->set_unknown_rank(true);
+    b.floats("w", w, {N, K});
+    auto& mm = b.node("mm", "MatMul", {"a", "w"});
+    set_b(mm, "transpose_a", true);
+    set_b(mm, "transpose_b", true);
+    // y[i][j] = sum_k a[k][i] * w[j][k]
+    std::vector<float> want(M * N, 0.f);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k) want[i * N + j] += a[k * M + i] * w[j * K + k];
+    auto got = run(b.g, {Tensor::from_vector(a, {K, M})});
+    ASSERT_EQ(got.size(), 1u);
+    expect_near(got[0], {M, N}, want);
+    expect_valid_onnx(tf_format::import_graphdef(b.g, "test.pb"));
+  }
+}
+
+// Default outputs are the unconsumed nodes that are results: not NoOp, not what is computed from
+// constants alone (a frozen variable's `global_step/read`, a shape folded to constants).
+TEST(TfImport, ConstOnlySinksAreNotOutputs) {
+  GraphDefBuilder b;
+  b.placeholder("x", {2, 3});
+  b.floats("global_step", {7.f}, {});
+  b.node("global_step/read", "Identity", {"global_step"});
+  b.floats("c1", {1.f, 2.f, 3.f}, {3});
+  b.floats("c2", {0.5f}, {});
+  b.node("folded", "Mul", {"c1", "c2"});
+  b.node("folded/relu", "Relu", {"folded"});
+  b.node("init", "NoOp", {"^global_step/read"});
+  b.node("y", "Add", {"x", "c1"});
+  Model m = tf_format::import_graphdef(b.g, "test.pb");
+  ASSERT_EQ(m.graph.outputs.size(), 1u);
+  EXPECT_EQ(m.graph.outputs[0].name, "y");
+  expect_valid_onnx(m);
+  // Named explicitly, a const-only node is still an output.
+  auto got = run(b.g, {}, {"folded/relu"});
+  expect_near(got[0], {3}, {0.5f, 1.f, 1.5f});
+  // Nothing but constants: a clear error that says how to name outputs.
+  GraphDefBuilder c;
+  c.floats("k", {1.f}, {});
+  c.node("k/read", "Identity", {"k"});
+  try {
+    tf_format::import_graphdef(c.g, "consts.pb");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--outputNames"), std::string::npos) << e.what();
+  }
+}
+
+// One TF node becomes several IR nodes (NHWC Transposes around a Conv, a BiasAdd's Add) that carry
+// its name; written ONNX names every node once.
+TEST(TfImport, WrittenOnnxNodeNamesAreUnique) {
+  GraphDefBuilder b;
+  b.placeholder("x", {1, 6, 6, 2});
+  b.floats("w", values(3 * 3 * 2 * 4, 41), {3, 3, 2, 4});
+  auto& c1 = b.node("conv", "Conv2D", {"x", "w"});
+  set_ints(c1, "strides", {1, 2, 2, 1});
+  set_s(c1, "padding", "SAME");
+  auto& mp = b.node("pool", "MaxPool", {"conv"});
+  set_ints(mp, "ksize", {1, 2, 2, 1});
+  set_ints(mp, "strides", {1, 1, 1, 1});
+  set_s(mp, "padding", "SAME");
+  Model m = tf_format::import_graphdef(b.g, "test.pb");
+  std::map<std::string, int> ir_names;
+  for (const auto& n : m.graph.nodes) ++ir_names[n.name];
+  bool shared = false;
+  for (const auto& [name, count] : ir_names) shared = shared || count > 1;
+  EXPECT_TRUE(shared) << "the case no longer exercises nodes that share a name";
+  expect_valid_onnx(m);
+}
 
 TEST(TfImport, ConvBatchNormChainKeepsNoInnerTransposes) {
   // conv -> FusedBatchNormV3 -> Relu6 -> conv: the NHWC<->NCHW pairs between them cancel.
@@ -636,6 +799,7 @@ TEST_P(TfRealGraph, RunsToDirectEvaluation) {
   Model m = tf_format::load_tf(path);
   ASSERT_EQ(m.graph.outputs.size(), 1u);
   EXPECT_EQ(m.graph.outputs[0].name, c.output);
+  expect_valid_onnx(m);
   Session s(std::make_shared<Model>(m));
   auto got = s.run(std::vector<Value>{Tensor::from_vector(x, c.shape)});
   expect_near(got[0].tensor, want.first, want.second);
@@ -656,6 +820,7 @@ TEST(TfRealGraph, RecurrentGraphsImportWithDropoutInputs) {
     EXPECT_EQ(m.graph.inputs.size(), 2u) << f;
     EXPECT_EQ(m.graph.outputs.size(), 1u) << f;
     EXPECT_GT(m.graph.nodes.size(), 300u) << f;
+    expect_valid_onnx(m);
   }
 }
 

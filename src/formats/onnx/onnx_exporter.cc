@@ -1,21 +1,37 @@
 #include "formats/onnx/onnx_exporter.h"
 
 #include <algorithm>
+#include <set>
 
 #include "formats/onnx/onnx_tensor.h"
+#include "ops/conv_pool_util.h"
+#include "ops/infer_graph.h"
 
 namespace ms::onnx_format {
 
 namespace {
 
-void export_graph(const Graph& g, onnx::GraphProto* out);
+// Node names written so far in the whole model (subgraphs included): ONNX Runtime refuses a model
+// whose nodes share a name ("two nodes with same node name"), and importers (TF's one converter
+// per TF node emitting several IR nodes) reuse the source node's name for all of them.
+using NameSet = std::set<std::string>;
+
+void export_graph(const Graph& g, onnx::GraphProto* out, NameSet& names);
+
+std::string unique_node_name(const Node& n, size_t index, NameSet& names) {
+  std::string base = n.name.empty() ? n.op_type + "_" + std::to_string(index) : n.name;
+  std::string name = base;
+  for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
+  names.insert(name);
+  return name;
+}
 
 void export_value_info(const ValueInfo& v, onnx::ValueInfoProto* out) {
   out->set_name(v.name);
   if (v.type.kind != TypeInfo::Kind::Unknown) type_to_proto(v.type, out->mutable_type());
 }
 
-void export_attr(const std::string& name, const Attribute& a, onnx::AttributeProto* out) {
+void export_attr(const std::string& name, const Attribute& a, onnx::AttributeProto* out, NameSet& names) {
   out->set_name(name);
   switch (a.type) {
     case AttrType::Float: out->set_type(onnx::AttributeProto::FLOAT); out->set_f(a.f); break;
@@ -27,7 +43,7 @@ void export_attr(const std::string& name, const Attribute& a, onnx::AttributePro
       break;
     case AttrType::Graph:
       out->set_type(onnx::AttributeProto::GRAPH);
-      export_graph(*a.g, out->mutable_g());
+      export_graph(*a.g, out->mutable_g(), names);
       break;
     case AttrType::Floats:
       out->set_type(onnx::AttributeProto::FLOATS);
@@ -47,29 +63,80 @@ void export_attr(const std::string& name, const Attribute& a, onnx::AttributePro
       break;
     case AttrType::Graphs:
       out->set_type(onnx::AttributeProto::GRAPHS);
-      for (const auto& sg : a.graphs) export_graph(*sg, out->add_graphs());
+      for (const auto& sg : a.graphs) export_graph(*sg, out->add_graphs(), names);
       break;
     default: fail("attribute '{}' has no type and cannot be exported", name);
   }
 }
 
-void export_graph(const Graph& g, onnx::GraphProto* out) {
+void export_graph(const Graph& g, onnx::GraphProto* out, NameSet& names) {
   out->set_name(g.name);
   if (!g.doc.empty()) out->set_doc_string(g.doc);
   for (const auto& [name, t] : g.initializers) tensor_to_proto(t, name, out->add_initializer());
   for (const auto& v : g.inputs) export_value_info(v, out->add_input());
   for (const auto& v : g.outputs) export_value_info(v, out->add_output());
   for (const auto& v : g.value_info) export_value_info(v, out->add_value_info());
-  for (const auto& n : g.nodes) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     auto* p = out->add_node();
-    p->set_name(n.name);
+    p->set_name(unique_node_name(n, i, names));
     p->set_op_type(n.op_type);
     if (!n.domain.empty()) p->set_domain(n.domain);
     if (!n.doc.empty()) p->set_doc_string(n.doc);
     for (const auto& i : n.inputs) p->add_input(i);
     for (const auto& o : n.outputs) p->add_output(o);
     for (const auto& [k, a] : n.attrs)
-      if (a.type != AttrType::Undefined) export_attr(k, a, p->add_attribute());
+      if (a.type != AttrType::Undefined) export_attr(k, a, p->add_attribute(), names);
+  }
+}
+
+bool dilated_same(const Node& n) {
+  auto ap = n.attrs.find("auto_pad"), dil = n.attrs.find("dilations");
+  if (ap == n.attrs.end() || (ap->second.s != "SAME_UPPER" && ap->second.s != "SAME_LOWER")) return false;
+  return dil != n.attrs.end() && std::any_of(dil->second.ints.begin(), dil->second.ints.end(), [](int64_t d) { return d != 1; });
+}
+
+// auto_pad SAME_UPPER/SAME_LOWER with a dilation other than 1 (a TF atrous convolution whose input
+// size was unknown at import) is valid ONNX, but ONNX Runtime refuses it ("Dilation not supported
+// for AutoPadType::SAME_UPPER"): written as the explicit pads the spec's SAME rule gives for the
+// inferred input size, or refused when that size is unknown.
+void resolve_dilated_same(Model& m) {
+  GraphInference gi = infer_graph(m);
+  for (Node& n : m.graph.nodes) {
+    if (!dilated_same(n)) continue;
+    const std::string mode = n.attrs.at("auto_pad").s;
+    const TypeInfo* xt = n.inputs.empty() ? nullptr : gi.type_of(m.graph, n.inputs[0]);
+    std::vector<int64_t> in = xt ? spatial_dims(*xt) : std::vector<int64_t>{};
+    std::vector<int64_t> kernel;
+    if (n.attrs.count("kernel_shape")) {
+      kernel = n.attrs.at("kernel_shape").ints;
+    } else {
+      // The weight's spatial dims: input 3 of QLinearConv, input 1 of Conv / ConvInteger.
+      size_t w = n.op_type == "QLinearConv" ? 3 : 1;
+      const TypeInfo* wt = w < n.inputs.size() ? gi.type_of(m.graph, n.inputs[w]) : nullptr;
+      if (wt) kernel = spatial_dims(*wt);
+    }
+    const auto& dil = n.attrs.at("dilations").ints;
+    std::vector<int64_t> strides = n.attrs.count("strides") ? n.attrs.at("strides").ints : std::vector<int64_t>(dil.size(), 1);
+    std::vector<int64_t> begins, ends;
+    bool known = in.size() == dil.size() && kernel.size() == dil.size() && strides.size() == dil.size();
+    for (size_t d = 0; known && d < dil.size(); ++d) {
+      AxisWindow a;
+      a.k = kernel[d];
+      a.stride = strides[d];
+      a.dilation = dil[d];
+      a.in = a.stride == 1 ? a.k : in[d];  // at stride 1 the pads do not depend on the size
+      known = a.k >= 0 && window_axis_out(a, mode, false) >= 0;
+      begins.push_back(a.pad_begin);
+      ends.push_back(a.pad_end);
+    }
+    if (!known)
+      fail_unsupported("node '{}' ({}): auto_pad {} with dilations needs the input's spatial size to be written for ONNX "
+                       "Runtime (which does not support dilations with auto_pad SAME), and it is unknown here; "
+                       "fix it with --inputShape", n.name, n.op_type, mode);
+    begins.insert(begins.end(), ends.begin(), ends.end());
+    n.attrs.erase("auto_pad");
+    n.attrs["pads"] = Attribute::of_ints(begins);
   }
 }
 
@@ -93,7 +160,14 @@ void export_onnx(const Model& model, onnx::ModelProto* out) {
     kv->set_key(k);
     kv->set_value(v);
   }
-  export_graph(model.graph, out->mutable_graph());
+  NameSet names;
+  if (std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), dilated_same)) {
+    Model resolved = model;
+    resolve_dilated_same(resolved);
+    export_graph(resolved.graph, out->mutable_graph(), names);
+  } else {
+    export_graph(model.graph, out->mutable_graph(), names);
+  }
 }
 
 std::string export_onnx_bytes(const Model& model) {

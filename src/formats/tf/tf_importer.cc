@@ -46,6 +46,44 @@ bool is_graph_leaf_op(const std::string& op) {
   return op == "Const" || op == "NoOp" || op == "Placeholder" || op == "Assert" || op == "PlaceholderWithDefault";
 }
 
+// Whether a node's value traces back to Const nodes only (through its data inputs); iterative, and a
+// cycle (control-flow loop) counts as not constant.
+bool const_only(const ms_tf::NodeDef& root, const std::unordered_map<std::string, const ms_tf::NodeDef*>& by_name) {
+  std::unordered_map<std::string, int> state;  // 1 = on the stack, 2 = const-only, 3 = not
+  std::vector<const ms_tf::NodeDef*> stack{&root};
+  while (!stack.empty()) {
+    const ms_tf::NodeDef* n = stack.back();
+    int& s = state[n->name()];
+    if (s >= 2) {
+      stack.pop_back();
+      continue;
+    }
+    auto ins = data_inputs(*n);
+    if (n->op() == "Const") {
+      s = 2;
+    } else if (ins.empty()) {
+      s = 3;  // Placeholder, random sources, variables: not constants
+    } else {
+      s = 1;
+      bool pending = false, all_const = true;
+      for (const auto& i : ins) {
+        const ms_tf::NodeDef* src = by_name.at(split_tensor_name(i).first);
+        int t = state[src->name()];
+        if (t == 0) {
+          stack.push_back(src);
+          pending = true;
+        } else if (t != 2) {
+          all_const = false;  // not constant, or on the stack (a cycle)
+        }
+      }
+      if (pending && all_const) continue;
+      s = all_const ? 2 : 3;
+    }
+    stack.pop_back();
+  }
+  return state[root.name()] == 2;
+}
+
 TypeInfo placeholder_type(const TfContext& ctx, const ms_tf::NodeDef& n) {
   DType dt = ctx.attr_dtype(n, "dtype", DType::Float32);
   auto it = n.attr().find("shape");
@@ -206,9 +244,14 @@ Model import_graphdef(const ms_tf::GraphDef& gd, const std::string& source_path,
   }
   std::vector<std::string> roots;
   if (wanted.empty()) {
+    // The default outputs: nodes nothing reads, except those computed from constants alone (a
+    // frozen variable's `global_step/read` Identity, a folded shape), which depend on no input and
+    // are leftovers of training, not results.
     for (const auto& n : gd.node())
-      if (!consumed.count(n.name()) && !is_graph_leaf_op(n.op())) roots.push_back(n.name());
-    if (roots.empty()) fail("{}: the graph has no output (every node is consumed or constant)", source_path);
+      if (!consumed.count(n.name()) && !is_graph_leaf_op(n.op()) && !const_only(n, by_name)) roots.push_back(n.name());
+    if (roots.empty())
+      fail("{}: the graph has no output (every node is consumed, constant or computed from constants only); "
+           "name the outputs with --outputNames", source_path);
   } else {
     for (const auto& [node, k] : wanted) roots.push_back(node);
   }

@@ -14,7 +14,7 @@ void binary(ConverterTable& t, const char* tf, const char* ir) {
   };
 }
 
-// The last two axes swapped, for MatMul's transpose_a/b and BatchMatMul's adj_x/y.
+// The last two axes swapped (BatchMatMul's adj_x/y): the rank must be known.
 std::string swap_last_two(TfContext& c, const std::string& x, const NodeDef& n, const char* tag) {
   int r = c.rank_of(x);
   if (r < 2) fail_unsupported("transposing operand {} needs its rank (unknown here)", tag);
@@ -24,10 +24,21 @@ std::string swap_last_two(TfContext& c, const std::string& x, const NodeDef& n, 
   return c.b.transpose(x, perm, n.name() + "/" + tag + "_t");
 }
 
-void matmul(TfContext& c, const NodeDef& n, const char* ta, const char* tb) {
+// BatchMatMul's adj_x/adj_y transpose the last two axes of operands of any rank >= 2.
+void batch_matmul(TfContext& c, const NodeDef& n) {
   std::string a = c.input(n, 0), b = c.input(n, 1);
-  if (c.attr_bool(n, ta, false)) a = swap_last_two(c, a, n, "a");
-  if (c.attr_bool(n, tb, false)) b = swap_last_two(c, b, n, "b");
+  if (c.attr_bool(n, "adj_x", false)) a = swap_last_two(c, a, n, "a");
+  if (c.attr_bool(n, "adj_y", false)) b = swap_last_two(c, b, n, "b");
+  c.b.add_node("MatMul", {a, b}, {c.output_name(n)}, {}, n.name());
+}
+
+// TF's MatMul multiplies matrices: both operands are rank 2 by the op's definition (its shape
+// function, shape_inference::MatMulShape, requires rank 2 of each), so transpose_a/transpose_b are a fixed perm [1, 0] that needs
+// no inferred rank (frozen graphs often feed it from an unknown-rank Placeholder or Reshape).
+void matmul(TfContext& c, const NodeDef& n) {
+  std::string a = c.input(n, 0), b = c.input(n, 1);
+  if (c.attr_bool(n, "transpose_a", false)) a = c.b.transpose(a, {1, 0}, n.name() + "/a_t");
+  if (c.attr_bool(n, "transpose_b", false)) b = c.b.transpose(b, {1, 0}, n.name() + "/b_t");
   c.b.add_node("MatMul", {a, b}, {c.output_name(n)}, {}, n.name());
 }
 
@@ -90,8 +101,8 @@ void add_math_converters(ConverterTable& t) {
     c.b.add_node("Where", {c.input(n, 0), c.input(n, 1), c.input(n, 2)}, {c.output_name(n)}, {}, n.name());
   };
   t["SelectV2"] = t["Select"];
-  t["MatMul"] = [](TfContext& c, const NodeDef& n) { matmul(c, n, "transpose_a", "transpose_b"); };
-  t["BatchMatMul"] = [](TfContext& c, const NodeDef& n) { matmul(c, n, "adj_x", "adj_y"); };
+  t["MatMul"] = matmul;
+  t["BatchMatMul"] = batch_matmul;
   t["BatchMatMulV2"] = t["BatchMatMul"];
   t["BatchMatMulV3"] = t["BatchMatMul"];
   t["Mean"] = [](TfContext& c, const NodeDef& n) { reduce(c, n, "ReduceMean"); };

@@ -2,6 +2,7 @@
 // default; they become the IR's NCHW ops between Transposes (data_format NCHW needs none).
 #include "formats/import_builder.h"
 #include "formats/tf/tf_context.h"
+#include "ops/conv_pool_util.h"
 
 namespace ms::tf_format {
 
@@ -19,12 +20,49 @@ std::vector<int64_t> spatial(const TfContext& c, const NodeDef& n, const char* k
   return c.channels_first(n) ? std::vector<int64_t>(v.begin() + 2, v.end()) : std::vector<int64_t>(v.begin() + 1, v.end() - 1);
 }
 
-// TF's padding attribute as IR window attributes. SAME puts the odd pad at the end, which is the
-// IR's SAME_UPPER.
-void set_padding(const TfContext& c, const NodeDef& n, int rank, std::map<std::string, Attribute>& attrs) {
+// TF's padding attribute as IR window attributes. TF's SAME is the IR's SAME_UPPER (out =
+// ceil(in / stride), the odd pad at the end), but it is written as explicit pads wherever they
+// are known: ONNX Runtime refuses auto_pad SAME_* on a dilated Conv ("Dilation not supported for
+// AutoPadType::SAME_UPPER"), and explicit pads need no shape at run time. With stride 1 the total
+// pad is (k - 1) * dilation whatever the input size; otherwise it needs the input's spatial dims.
+// What stays SAME_UPPER (a strided window over an unknown size) the ONNX writer resolves or
+// refuses when it knows more (--inputShape).
+void set_padding(const TfContext& c, const NodeDef& n, int rank, const std::vector<int64_t>& kernel,
+                 std::map<std::string, Attribute>& attrs) {
   std::string p = c.attr_string(n, "padding", "VALID");
   if (p == "SAME") {
-    attrs["auto_pad"] = Attribute::of_string("SAME_UPPER");
+    std::vector<int64_t> strides = attrs.at("strides").ints;
+    std::vector<int64_t> dilations = attrs.count("dilations") ? attrs.at("dilations").ints : std::vector<int64_t>(rank - 2, 1);
+    std::vector<int64_t> in_dims;  // spatial input dims (-1 unknown), read only when a stride needs them
+    std::vector<int64_t> begins, ends;
+    for (int d = 0; d < rank - 2; ++d) {
+      AxisWindow a;
+      a.k = kernel[d];
+      a.stride = strides[d];
+      a.dilation = dilations[d];
+      if (a.stride == 1) {
+        a.in = a.k;  // any size gives the same pads at stride 1
+      } else {
+        if (in_dims.empty()) {
+          std::vector<int64_t> all = c.dims_of(c.input(n, 0));
+          if (static_cast<int>(all.size()) == rank) {
+            int first = c.channels_first(n) ? 2 : 1;
+            in_dims.assign(all.begin() + first, all.begin() + first + rank - 2);
+          } else {
+            in_dims.assign(rank - 2, -1);
+          }
+        }
+        a.in = in_dims[d];
+      }
+      if (window_axis_out(a, "SAME_UPPER", false) < 0) {
+        attrs["auto_pad"] = Attribute::of_string("SAME_UPPER");
+        return;
+      }
+      begins.push_back(a.pad_begin);
+      ends.push_back(a.pad_end);
+    }
+    begins.insert(begins.end(), ends.begin(), ends.end());
+    attrs["pads"] = Attribute::of_ints(begins);
   } else if (p == "VALID") {
     attrs["auto_pad"] = Attribute::of_string("VALID");
   } else if (p == "EXPLICIT") {
@@ -78,7 +116,7 @@ void conv(TfContext& c, const NodeDef& n, bool depthwise) {
   attrs["group"] = Attribute::of_int(group);
   std::vector<int64_t> kernel(w.shape().begin() + 2, w.shape().end());
   attrs["kernel_shape"] = Attribute::of_ints(kernel);
-  set_padding(c, n, rank, attrs);
+  set_padding(c, n, rank, kernel, attrs);
   std::string wname = c.b.constant(w, n.name() + "/weight");
   in_channels_first(c, n, rank, [&](const std::string& x, const std::string& out) {
     c.b.add_node("Conv", {x, wname}, {out}, attrs, n.name());
@@ -89,10 +127,12 @@ void conv(TfContext& c, const NodeDef& n, bool depthwise) {
 void pool(TfContext& c, const NodeDef& n, const char* op) {
   const int rank = n.op().back() == 'D' ? 5 : 4;  // MaxPool3D / AvgPool3D
   std::map<std::string, Attribute> attrs;
-  attrs["kernel_shape"] = Attribute::of_ints(spatial(c, n, "ksize", rank));
+  std::vector<int64_t> kernel = spatial(c, n, "ksize", rank);
+  attrs["kernel_shape"] = Attribute::of_ints(kernel);
   attrs["strides"] = Attribute::of_ints(spatial(c, n, "strides", rank));
-  // SAME average pooling divides by the number of real (unpadded) elements: count_include_pad 0.
-  set_padding(c, n, rank, attrs);
+  // SAME average pooling divides by the number of real (unpadded) elements: count_include_pad 0,
+  // which leaves explicit pads out of the count too.
+  set_padding(c, n, rank, kernel, attrs);
   in_channels_first(c, n, rank, [&](const std::string& x, const std::string& out) {
     c.b.add_node(op, {x}, {out}, attrs, n.name());
     return out;
