@@ -13,7 +13,7 @@ int cmd_convert(const Args& args) {
   app.add_option("--fmk", fmk, "input format: ONNX|MINDIR|TF|TFLITE")->required();
   app.add_option("--modelFile", o.model_file, "input model")->required();
   app.add_option("--outputFile", o.output_file, "output model (.mindir or .onnx appended when there is no extension)")->required();
-  app.add_option("--saveType", save_type, "MINDIR (default) | ONNX");
+  app.add_option("--saveType", save_type, "MINDIR (default) | ONNX (MINDIR_LITE, the .ms FlatBuffers format, is not written: exit 3)");
   app.add_option("--inputShape", o.input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--outputNames", output_names, "keep only these outputs: \"a,b\" (TF: node or node:k; default: the unconsumed nodes)");
   app.add_option("--inputLayout", o.input_layout, "TF/TFLITE: layout of 4-D inputs in the result, NHWC (default, as in the file) | NCHW");
@@ -27,6 +27,8 @@ int cmd_convert(const Args& args) {
     o.in_fmt = parse_model_format(fmk);
     o.output_names = split_list(output_names, ',');
     if (o.input_layout != "NHWC" && o.input_layout != "NCHW") fail("--inputLayout must be NHWC or NCHW, not '{}'", o.input_layout);
+    if (is_lite_save_type(save_type))
+      fail_unsupported("--saveType {}: MindSpore Lite .ms FlatBuffers output is not written yet; use MINDIR (.mindir) or ONNX", save_type);
     o.out_fmt = parse_model_format(save_type);
     if (o.out_fmt != ModelFormat::Onnx && o.out_fmt != ModelFormat::MindIR)
       fail("--saveType must be MINDIR or ONNX, not '{}'", save_type);

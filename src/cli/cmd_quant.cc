@@ -16,6 +16,7 @@
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "cli/preprocess_flags.h"
+#include "cli/quant_pipeline.h"
 #include "formats/model_io.h"
 #include "passes/basic_passes.h"
 #include "passes/pipelines.h"
@@ -43,6 +44,9 @@ bool parse_bool(const std::string& flag, const std::string& v) {
 }
 
 ModelFormat quant_output_format(const std::string& save_type, const std::string& out) {
+  if (is_lite_save_type(save_type))
+    fail_unsupported("--saveType {}: MindSpore Lite .ms FlatBuffers output is not written yet; use MINDIR (.mindir) or ONNX", save_type);
+  refuse_lite_output(out);
   ModelFormat f = ModelFormat::Auto;
   if (!save_type.empty()) f = parse_model_format(save_type);
   else if (std::filesystem::path(out).extension() == ".onnx") f = ModelFormat::Onnx;
@@ -54,15 +58,6 @@ ModelFormat quant_output_format(const std::string& save_type, const std::string&
 }
 
 std::string size_str(uintmax_t b) { return fmt::format("{:.2f} MiB", b / 1048576.0); }
-
-// The first `limit` samples of `all` (calibrate_size).
-analysis::InputSamples first_samples(std::shared_ptr<analysis::InputSamples> all, size_t limit, size_t inputs) {
-  std::vector<analysis::InputSamples::Column> cols;
-  for (size_t c = 0; c < inputs; ++c)
-    cols.push_back({std::min(limit, all->count()), [all, c](size_t i) { return all->sample(i).at(c); },
-                    [all](size_t i) { return all->label(i); }});
-  return analysis::InputSamples(std::move(cols));
-}
 
 // Sets each option the command line did not give from the config file, through CLI11 so that the
 // option's own checks run on the file's value too.
@@ -231,126 +226,40 @@ int cmd_quant(const Args& args) {
       fail("FULL_QUANT needs calibration data: give --inputFile calib.bin (one file per model input)");
     if (max_loss >= 0 && input_file.empty() && eval_file.empty())
       fail("--maxAccuracyLoss needs samples to measure the loss on: give --inputFile or --evalFile");
-    const Model fp = m;
-    // Weights held by Constant nodes (PaddlePaddle exports) become initializers the quantizer can
-    // rewrite; the float reference `fp` stays as loaded.
-    // Weight-only: BatchNormalization folds into the weights first (per-channel scales absorb it,
-    // and the file loses its four floats a channel).
-    const bool fold_bn = opts.type == quant::QuantType::Weight;
-    auto clean_up = [fold_bn](Model& model) {
-      passes::run_basic_pipeline(model);
-      return fold_bn ? passes::fold_channel_affine_into_weights(model) : size_t(0);
-    };
-    clean_up(m);
-    // ...and in If/Loop/Scan bodies (Silero VAD keeps its weights there).
-    passes::optimize_subgraphs(m, clean_up);
-    // Weight-only: re-parameterized identities leave their convolutions (quant/identity_split.h).
-    const size_t identities = opts.type == quant::QuantType::Weight ? quant::split_identity_from_convs(m, opts) : 0;
-    std::optional<analysis::InputSamples> samples;
-    if (!input_file.empty()) {
-      samples.emplace(analysis::open_input_files(m.graph, split_list(input_file), images));
-      if (cfg && cfg->calibrate_size && *cfg->calibrate_size < samples->count()) {
-        auto all = std::make_shared<analysis::InputSamples>(std::move(*samples));
-        samples.emplace(first_samples(all, *cfg->calibrate_size, analysis::required_inputs(m.graph).size()));
-      }
-    }
-    std::optional<analysis::InputSamples> eval_samples;
-    if (!eval_file.empty()) eval_samples.emplace(analysis::open_input_files(m.graph, split_list(eval_file), images));
-    const analysis::InputSamples* eval = eval_samples ? &*eval_samples : samples ? &*samples : nullptr;
     std::optional<std::vector<int64_t>> labels;
     if (!labels_file.empty()) labels = analysis::read_labels(labels_file);
 
     std::cout << fmt::format("quant {} ({}, {})\n", model_file, quant_type,
                              opts.type == quant::QuantType::Full ? quant::calib_method_name(copts.method) : "weights only");
 
-    const auto acts = quant::activations_to_calibrate(m, opts);
-    // Without data, weight-only bias correction takes its input means from the all-zeros input.
-    std::optional<analysis::InputSamples> zero_probe;
-    if (!samples && correct_bias && opts.type == quant::QuantType::Weight) zero_probe = quant::zero_input_probe(m.graph);
-    const analysis::InputSamples* mean_samples = samples ? &*samples : zero_probe ? &*zero_probe : nullptr;
-    const auto mean_inputs = correct_bias && mean_samples ? quant::bias_correction_inputs(m, opts) : std::map<std::string, int>{};
-    // FULL_QUANT rounds to nearest unless asked: GPTQ fits the weights to float inputs, and with
-    // int8 activations PaddleOCR det lost by it (held-out mean cosine 0.976 against 0.984).
-    const bool gptq = samples.has_value() && (weight_rounding == "GPTQ" || (weight_rounding == "AUTO" && opts.type == quant::QuantType::Weight));
-    if (weight_rounding == "GPTQ" && !samples) fail("--weightRounding GPTQ needs calibration data: give --inputFile");
-    // Without data nothing measures the shift rounding to nearest leaves in each channel's output
-    // (bias correction needs the inputs' means); keeping the channel sums removes most of it.
-    opts.keep_weight_sums = weight_rounding == "KEEP_SUM" ||
-                            (weight_rounding == "AUTO" && !samples && opts.type == quant::QuantType::Weight);
-    std::optional<quant::HessianCollector> hessians;
-    if (gptq) hessians.emplace(m, opts);
-    quant::CalibStats stats;
-    if ((!acts.empty() || !mean_inputs.empty() || (hessians && !hessians->names().empty())) && samples) {
-      copts.progress = [](size_t done, size_t total) {
-        std::cerr << fmt::format("\rcalibrating {}/{} samples", done, total) << (done == total ? "\n" : "") << std::flush;
-      };
-      const auto calib_start = std::chrono::steady_clock::now();
-      stats = quant::calibrate_stats(m, acts, mean_inputs, *samples, copts, hessians ? &*hessians : nullptr);
-      const double calib_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - calib_start).count();
-      std::cout << fmt::format("  calibration:           {} sample(s) in {:.2f} s ({:.1f} ms per sample)\n", samples->count(),
-                               calib_s, 1000 * calib_s / double(std::max<size_t>(1, samples->count())));
-    } else if (!mean_inputs.empty() && zero_probe) {
-      try {
-        stats = quant::calibrate_stats(m, acts, mean_inputs, *zero_probe, copts, nullptr);
-      } catch (const std::exception& e) {  // a model that cannot run on zeros of these shapes keeps its biases
-        std::cout << fmt::format("  bias correction:       skipped, the model does not run on zero inputs ({})\n", e.what());
-      }
-      // A mean that is not finite (log of 0, say) would poison the bias: that layer keeps its own.
-      std::erase_if(stats.channel_means, [](const auto& kv) {
-        return std::any_of(kv.second.begin(), kv.second.end(), [](double v) { return !std::isfinite(v); });
-      });
-    }
-    std::map<std::string, quant::Range> ranges;
-    for (const auto& [n, a] : stats.activations) ranges[n] = a.range;
-    std::optional<quant::RoundedWeights> rounding;
-    double rounding_s = 0;
-    if (hessians) {
-      const auto start = std::chrono::steady_clock::now();
-      rounding = quant::round_weights_to_inputs(m, opts, hessians->hessians(),
-                                                correct_bias ? quant::bias_corrected_weights(m, opts) : std::set<std::string>{});
-      opts.rounded = rounding->weights;
-      rounding_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-
-    std::vector<quant::BiasCorrection> corrections;
-    quant::QuantSummary sum;
-    // The quantized model with `float_layers` kept float; bias correction applies to the layers
-    // whose weights are quantized.
-    auto build_with = [&](const std::set<std::string>& float_layers, const std::string& why, bool keep) {
-      Model q = m;
-      quant::QuantOptions o = opts;
-      for (const auto& l : float_layers) o.keep_float.emplace(l, why);
-      auto c = correct_bias ? quant::correct_biases(q, o, stats.channel_means) : std::vector<quant::BiasCorrection>{};
-      auto s = quant::quantize_model(q, o, ranges);
-      if (keep) corrections = std::move(c), sum = std::move(s);
-      return q;
-    };
-    const quant::BuildQuantized build = [&](const std::set<std::string>& f) { return build_with(f, "", false); };
-
-    std::optional<quant::AccuracyProbe> probe;
-    if (eval) probe.emplace(fp, *eval, metric, copts.session, labels, split_list(accuracy_outputs));
-    std::vector<quant::LayerSensitivity> ranking;
-    std::optional<quant::FallbackResult> fallback;
-    if (want_sensitivity && probe) {
-      const auto layers = quant::quantizable_nodes(m, opts);
-      ranking = quant::rank_layers(layers, build, *probe, [](size_t done, size_t total) {
-        std::cerr << fmt::format("\rsensitivity {}/{} layers", done, total) << (done == total ? "\n" : "") << std::flush;
-      });
-      if (max_loss >= 0) fallback = quant::fit_loss_budget(ranking, max_loss, build, *probe);
-    }
-    std::set<std::string> reverted;
-    if (fallback) reverted.insert(fallback->reverted.begin(), fallback->reverted.end());
-    const std::string fallback_why = fmt::format("sensitivity fallback for --maxAccuracyLoss {} ({})", max_loss, metric_name);
-    Model q = build_with(reverted, fallback_why, true);
-    // Quantized weights are integers already; the scales stay float32 (weights_to_fp16 leaves them).
-    const size_t fp16_weights = fp16 == "on" ? passes::weights_to_fp16(q) : 0;
-    // Weight-only MindIR: short channels' scales leave the weight (quant/channel_scales.h).
-    const size_t moved_scales = out_fmt == ModelFormat::MindIR && opts.type == quant::QuantType::Weight
-                                    ? quant::move_channel_scales_after_ops(q)
-                                    : 0;
-    std::optional<quant::AccuracyScore> score;
-    if (fallback && fp16_weights == 0 && moved_scales == 0) score = fallback->final_score;
-    else if (probe) score = probe->score(q);
+    PtqSettings ps;
+    ps.opts = opts;
+    ps.copts = copts;
+    ps.correct_bias = correct_bias;
+    ps.weight_rounding = weight_rounding;
+    ps.input_file = input_file;
+    ps.eval_file = eval_file;
+    ps.images = images;
+    if (cfg && cfg->calibrate_size) ps.calibrate_size = *cfg->calibrate_size;
+    ps.metric = metric;
+    ps.metric_name = metric_name;
+    ps.labels = labels;
+    ps.accuracy_outputs = accuracy_outputs;
+    ps.want_sensitivity = want_sensitivity;
+    ps.max_loss = max_loss;
+    ps.fp16 = fp16 == "on";
+    ps.out_fmt = out_fmt;
+    PtqResult pr = run_ptq(std::move(m), ps);
+    const Model& q = pr.quantized;
+    const auto& sum = pr.sum;
+    const auto& corrections = pr.corrections;
+    const auto& rounding = pr.rounding;
+    const auto& ranking = pr.ranking;
+    const auto& fallback = pr.fallback;
+    const auto& score = pr.score;
+    const auto& reverted = pr.reverted;
+    const auto& stats = pr.stats;
+    const auto& acts = pr.acts;
 
     const std::string written = save_model(q, output_file, out_fmt);
     std::error_code ec;
@@ -361,20 +270,20 @@ int cmd_quant(const Args& args) {
     std::cout << fmt::format("  weights quantized:     {} -> {}\n", size_str(sum.weight_bytes_before), size_str(sum.weight_bytes_after));
     if (!ec && before > 0)
       std::cout << fmt::format("  file size:             {} -> {} ({:.1f}%)\n", size_str(before), size_str(after), 100.0 * after / before);
-    if (identities)
-      std::cout << fmt::format("  identity split:        {} square 1x1 convolution(s) keep their diagonal in float\n", identities);
+    if (pr.identities)
+      std::cout << fmt::format("  identity split:        {} square 1x1 convolution(s) keep their diagonal in float\n", pr.identities);
     if (correct_bias)
       std::cout << fmt::format("  bias corrected:        {} layer(s){}\n", corrections.size(),
-                               zero_probe && !corrections.empty() ? " (input means taken at the all-zeros input: no calibration data)" : "");
+                               pr.zero_probe && !corrections.empty() ? " (input means taken at the all-zeros input: no calibration data)" : "");
     if (rounding)
       std::cout << fmt::format("  GPTQ rounding:         {} weight(s) in {:.1f} s, output error on the calibration inputs "
                                "{:.3f}x rounding to nearest's\n",
-                               rounding->weights->size(), rounding_s,
+                               rounding->weights->size(), pr.rounding_s,
                                rounding->error_nearest > 0 ? rounding->error_rounded / rounding->error_nearest : 1.0);
-    if (fp16 == "on") std::cout << fmt::format("  float16 storage:       {} float weight(s)\n", fp16_weights);
-    if (moved_scales)
+    if (fp16 == "on") std::cout << fmt::format("  float16 storage:       {} float weight(s)\n", pr.fp16_weights);
+    if (pr.moved_scales)
       std::cout << fmt::format("  channel scales as Mul: {} weight(s) (MindIR's per-channel parameters would cost more)\n",
-                               moved_scales);
+                               pr.moved_scales);
     for (const auto& k : sum.kept_float) std::cout << "  kept float:            " << k << "\n";
     if (!ranking.empty()) {
       std::cout << fmt::format("  most sensitive layers (loss with only that layer quantized, {}):\n", metric_name);
@@ -390,7 +299,7 @@ int cmd_quant(const Args& args) {
     const std::string eval_name = !eval_file.empty() ? eval_file : input_file;
     if (score) {
       std::cout << fmt::format("  output cosine vs fp32: mean {:.6f}, min {:.6f} over {} sample(s) of {}\n", score->mean_cosine,
-                               score->min_cosine, eval->count(), eval_name);
+                               score->min_cosine, pr.evaluation_samples, eval_name);
       std::cout << fmt::format("  output PSNR vs fp32:   {:.2f} dB (mean)\n", score->mean_psnr);
       if (score->top1 && metric == quant::AccuracyMetric::Top1) std::cout << fmt::format("  top-1 {}:        {:.4f}\n", labels ? "accuracy" : "agreement", *score->top1);
     }
@@ -401,8 +310,8 @@ int cmd_quant(const Args& args) {
       r.model_file = model_file, r.output_file = written, r.quant_type = quant_type;
       r.calib_method = opts.type == quant::QuantType::Full ? quant::calib_method_name(copts.method) : "weights only";
       r.metric = metric_name;
-      r.calibration_samples = samples ? samples->count() : 0;
-      r.evaluation_samples = eval ? eval->count() : 0;
+      r.calibration_samples = pr.calibration_samples;
+      r.evaluation_samples = pr.evaluation_samples;
       r.evaluation_file = eval_name;
       if (max_loss >= 0) r.budget = max_loss;
       if (fallback) {
@@ -421,29 +330,29 @@ int cmd_quant(const Args& args) {
       for (size_t i = 0; i < ranking.size(); ++i) sens[ranking[i].node] = {ranking[i].loss, int(i) + 1};
       std::map<std::string, double> shifts;
       for (const auto& c : corrections) shifts[c.node] = c.max_shift;
-      quant::QuantOptions all = opts;  // every candidate, whatever kept it float
+      quant::QuantOptions all = pr.opts;  // every candidate, whatever kept it float
       all.skip_nodes.clear(), all.skip_op_types.clear(), all.min_quant_weight_size = 0, all.min_quant_weight_channel = 0;
       std::map<std::string, quant::WeightSite> sites;
-      for (const auto& s : quant::weight_sites(m, all)) sites.emplace(m.graph.nodes[s.node].name, s);
-      const auto quantized = quant::quantizable_nodes(m, opts);
-      for (const auto& node : m.graph.nodes) {
+      for (const auto& s : quant::weight_sites(pr.prepared, all)) sites.emplace(pr.prepared.graph.nodes[s.node].name, s);
+      const auto quantized = quant::quantizable_nodes(pr.prepared, pr.opts);
+      for (const auto& node : pr.prepared.graph.nodes) {
         const bool is_site = sites.count(node.name);
         const bool is_quantized = std::find(quantized.begin(), quantized.end(), node.name) != quantized.end() && !reverted.count(node.name);
         if (!is_site && !is_quantized && !why.count(node.name)) continue;
         report::QuantReportLayer l;
         l.node = node.name, l.op = node.op_type;
-        l.precision = is_quantized ? (opts.bit_num == 4 ? "int4" : "int8") : "float";
+        l.precision = is_quantized ? (pr.opts.bit_num == 4 ? "int4" : "int8") : "float";
         if (!is_quantized) l.why_float = why.count(node.name) ? why[node.name] : "not quantizable (no float32 weight or activation)";
         if (is_quantized && is_site) {
           const auto& s = sites.at(node.name);
-          const auto qw = quant::quantize_site_weight(m.graph.initializers.at(s.weight), s.spec, opts);
+          const auto qw = quant::quantize_site_weight(pr.prepared.graph.initializers.at(s.weight), s.spec, pr.opts);
           const float* sc = qw.scale.data<float>();
           l.weight_channels = int(qw.scale.numel());
           l.weight_scale_min = *std::min_element(sc, sc + qw.scale.numel());
           l.weight_scale_max = *std::max_element(sc, sc + qw.scale.numel());
-          if (opts.keep_weight_sums && s.spec.output_channel_axis) l.rounding = "KEEP_SUM";
+          if (pr.opts.keep_weight_sums && s.spec.output_channel_axis) l.rounding = "KEEP_SUM";
           if (rounding)
-            if (auto e = rounding->errors.find(quant::weight_content_key(m.graph.initializers.at(s.weight)));
+            if (auto e = rounding->errors.find(quant::weight_content_key(pr.prepared.graph.initializers.at(s.weight)));
                 e != rounding->errors.end() && e->second.first > 0) {
               l.gptq_error_ratio = e->second.second / e->second.first;
               if (*l.gptq_error_ratio < 1) l.rounding = "GPTQ";  // at 1 every block kept its nearest rounding
@@ -453,7 +362,7 @@ int cmd_quant(const Args& args) {
           for (const auto& in : node.inputs) {
             auto a = stats.activations.find(in);
             if (a == stats.activations.end() || std::find(acts.begin(), acts.end(), in) == acts.end()) continue;
-            const auto p = quant::activation_params(a->second.range, opts.symmetric);
+            const auto p = quant::activation_params(a->second.range, pr.opts.symmetric);
             report::QuantReportActivation ra;
             ra.tensor = in, ra.dtype = p.dtype == DType::Int8 ? "int8" : "uint8", ra.scale = p.scale, ra.zero_point = p.zero_point;
             ra.lo = a->second.range.lo, ra.hi = a->second.range.hi;

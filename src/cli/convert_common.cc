@@ -94,13 +94,27 @@ void select_outputs(Model& m, const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string run_conversion(const ConvertOptions& o) {
+void refuse_lite_output(const std::string& path) {
+  if (std::filesystem::path(path).extension() == ".ms")
+    fail_unsupported("{}: MindSpore Lite .ms FlatBuffers output is not written yet; use .mindir (MindIR protobuf) or .onnx", path);
+}
+
+bool is_lite_save_type(const std::string& save_type) {
+  std::string u = save_type;
+  for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return u == "MINDIR_LITE" || u == "MS";
+}
+
+ConvertedModel convert_model(const ConvertOptions& o) {
   if (o.optimize != "none" && o.optimize != "basic" && o.optimize != "general")
     fail("--optimize must be none, basic or general, not '{}'", o.optimize);
   if (o.out_fmt != ModelFormat::Onnx && o.out_fmt != ModelFormat::MindIR) fail("--saveType must be MINDIR or ONNX");
-  auto t0 = std::chrono::steady_clock::now();
+  ConvertedModel c;
+  c.start = std::chrono::steady_clock::now();
+  refuse_lite_output(o.output_file);
   std::string out = o.output_file;
   if (std::filesystem::path(out).extension().empty()) out += o.out_fmt == ModelFormat::Onnx ? ".onnx" : ".mindir";
+  c.output_path = out;
   if (std::filesystem::exists(out) && std::filesystem::exists(o.model_file) && std::filesystem::equivalent(out, o.model_file))
     fail("--outputFile {} is the input model; choose another path", out);
   LoadOptions lo;
@@ -112,7 +126,8 @@ std::string run_conversion(const ConvertOptions& o) {
   if (o.keep_layout && o.input_layout != "NHWC") fail("--keepLayout keeps the inputs as in the file: it excludes --inputLayout {}", o.input_layout);
   if (o.input_layout != "NHWC" && o.in_fmt != ModelFormat::TF && o.in_fmt != ModelFormat::TFLite)
     fail("--inputLayout applies to --fmk TF and TFLITE models only");
-  Model m = load_model(o.model_file, o.in_fmt, lo);
+  c.model = load_model(o.model_file, o.in_fmt, lo);
+  Model& m = c.model;
   if (!o.input_shape.empty()) {
     apply_input_shapes(m, o.input_shape);
     refresh_output_types(m);  // the import's output types predate the fixed input dims
@@ -122,18 +137,27 @@ std::string run_conversion(const ConvertOptions& o) {
     select_outputs(m, o.output_names);
     passes::remove_dead_nodes(m);
   }
-  size_t nodes_before = m.graph.nodes.size();
+  c.nodes_before = m.graph.nodes.size();
   if (o.optimize == "basic") {
     passes::run_basic_pipeline(m);
-  } else if (o.optimize == "general") {  // the pipeline of `ms optimize --optimize general`
+  } else if (o.optimize == "general") {  // the pipeline of `ms optimize --optimize <level>`
     passes::OptimizeOptions opt;
+    opt.level = o.optimize_level;
     opt.ctx.allow_ms_domain = o.out_fmt == ModelFormat::Onnx;  // MindIR has no com.mstools ops
-    passes::optimize_model(m, opt);
+    c.optimized = passes::optimize_model(m, opt);
   }
+  return c;
+}
+
+std::string write_converted(ConvertedModel& c, const ConvertOptions& o) {
+  Model& m = c.model;
+  const std::string& out = c.output_path;
   size_t nodes_optimized = m.graph.nodes.size();
   size_t casts = o.fp16 ? passes::weights_to_fp16(m) : 0;
+  for (const auto& [k, v] : o.metadata) m.metadata[k] = v;
   std::string written = save_model(m, out, o.out_fmt);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.start).count();
+  const size_t nodes_before = c.nodes_before;
   if (!o.quiet) {
     std::cout << "converted " << o.model_file << " -> " << written << "\n";
     std::cout << "  inputs:     ";
@@ -151,6 +175,11 @@ std::string run_conversion(const ConvertOptions& o) {
               << "\n  time:       " << fmt::format("{:.3f}", secs) << " s\n";
   }
   return written;
+}
+
+std::string run_conversion(const ConvertOptions& o) {
+  ConvertedModel c = convert_model(o);
+  return write_converted(c, o);
 }
 
 }  // namespace ms::cli

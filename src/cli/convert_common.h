@@ -1,10 +1,14 @@
 // The conversion machinery shared by `ms convert` and the `onnx2ms` entry point.
 #pragma once
+#include <chrono>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/graph.h"
 #include "formats/model_io.h"
+#include "passes/pipelines.h"
 
 namespace ms::cli {
 
@@ -18,6 +22,8 @@ struct ConvertOptions {
   std::string input_layout = "NHWC";     // TFLite/TF rank-4 inputs: NHWC (as in the file) or NCHW
   bool keep_layout = false;              // TFLite/TF: every tensor keeps the file's layout (--keepLayout)
   std::string optimize = "basic";    // none|basic|general
+  std::string optimize_level = "general";  // the pipeline of `ms optimize --optimize` that "general" runs: general|cpu|ascend
+  std::map<std::string, std::string> metadata;  // recorded in the written model (MindIR user_info, ONNX metadata_props)
   bool fp16 = false;
   bool quiet = false;
 };
@@ -26,7 +32,25 @@ struct ConvertOptions {
 void apply_input_shapes(Model& m, const std::string& spec);
 // Graph outputs get the types inference works out now (after apply_input_shapes: [?,10] -> [1,10]).
 void refresh_output_types(Model& m);
-// Loads, transforms and writes; prints the summary. Returns the path written.
+// A MindSpore Lite .ms (FlatBuffers) output path: refused (Unsupported, exit 3), since only MindIR
+// protobuf and ONNX are written; nothing is written before this check.
+void refuse_lite_output(const std::string& path);
+// --saveType MINDIR_LITE (any case): the .ms format, refused the same way by the callers.
+bool is_lite_save_type(const std::string& save_type);
+
+// A model loaded and transformed by convert_model, not yet written.
+struct ConvertedModel {
+  Model model;
+  std::string output_path;  // o.output_file with its extension added
+  size_t nodes_before = 0;  // before --optimize
+  std::optional<passes::OptimizeResult> optimized;  // with --optimize general
+  std::chrono::steady_clock::time_point start;
+};
+// Loads, fixes input shapes, selects outputs and optimizes (nothing written).
+ConvertedModel convert_model(const ConvertOptions& o);
+// Stores the weights as fp16 (o.fp16), records o.metadata, writes and prints the summary (unless
+// o.quiet). Returns the path written.
+std::string write_converted(ConvertedModel& c, const ConvertOptions& o);
 std::string run_conversion(const ConvertOptions& o);
 
 }  // namespace ms::cli
