@@ -99,20 +99,19 @@ InputSamples::Column open_npy(const std::string& path, const ValueInfo& in) {
 }
 
 InputSamples::Column open_bin(const std::string& path, const ValueInfo& in) {
-  if (in.type.kind != TypeInfo::Kind::Tensor || !in.type.has_static_shape() || in.type.dtype == DType::String)
-    fail("{}: raw .bin data needs a static numeric input, but input '{}' is {}; give a .npy or .pb file instead",
-         path, in.name, in.type.str());
-  Shape shape = in.type.static_shape();
-  size_t sample_bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(in.type.dtype);
+  // Static, or the input's dynamic batch dim read as 1 (tensor_file.h); other dynamic dims fail there.
+  const TypeInfo sample = io::bin_sample_type(path, in.type, in.name);
+  Shape shape = sample.static_shape();
+  size_t sample_bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(sample.dtype);
   std::error_code ec;
   auto size = fs::file_size(path, ec);
   if (ec) fail("{}: cannot read file ({})", path, ec.message());
   if (sample_bytes == 0 || size == 0 || size % sample_bytes != 0)
     fail("{}: {} bytes is not a whole number of samples of input '{}' ({}, {} bytes each)", path, size, in.name,
-         in.type.str(), sample_bytes);
+         sample.str(), sample_bytes);
   size_t n = size / sample_bytes;
-  if (n == 1) return InputSamples::Column::single(Value(io::read_bin(path, in.type, in.name)), path);
-  TypeInfo all_type = TypeInfo::tensor(in.type.dtype, [&] {
+  if (n == 1) return InputSamples::Column::single(Value(io::read_bin(path, sample, in.name)), path);
+  TypeInfo all_type = TypeInfo::tensor(sample.dtype, [&] {
     Shape s = shape;
     s.insert(s.begin(), static_cast<int64_t>(n));
     return s;

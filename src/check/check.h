@@ -55,8 +55,21 @@ struct TargetSummary {
   std::vector<std::string> unsupported;  // op types
 };
 
+// What model_check's text output opens with: the model's interface and size.
+struct ModelSummary {
+  struct IO {
+    std::string name;
+    std::string type;  // "float32[?,3,224,224]"; an output without a declared type shows the inferred one
+  };
+  std::vector<IO> inputs;  // graph inputs without an initializer
+  std::vector<IO> outputs;
+  int64_t nodes = 0;       // main graph and subgraphs
+  int64_t op_types = 0;    // distinct (domain, op type)
+};
+
 struct CheckReport {
   std::string file;
+  std::optional<ModelSummary> model;  // absent when the file could not be read
   Target target = Target::Cpu;
   std::vector<Finding> findings;
   bool unreadable = false;   // the file could not be read as a model (exit 2)

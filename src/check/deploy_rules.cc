@@ -259,13 +259,14 @@ void check_deployability(Context& ctx) {
     if (tf_style_name(v.name))
       ctx.tensor_finding("MC-DEPLOY-011", v.name,
                          fmt::format("graph {} name '{}' has TensorFlow's ':<index>' suffix", kind, v.name),
-                         fmt::format("rename '{}' to '{}': the ':' collides with the name:shape syntax of --inputShape",
+                         fmt::format("rename it: ms convert --renameIO \"{}={}\" (or ms optimize --renameIO); the ':' "
+                                     "collides with the name:shape syntax of --inputShape",
                                      v.name, sanitized(v.name)));
     else if (!valid_name(v.name))
       ctx.tensor_finding("MC-DEPLOY-010", v.name,
                          fmt::format("graph {} name '{}' does not match [A-Za-z_][A-Za-z0-9_]*", kind, v.name),
-                         fmt::format("rename '{}' to '{}' (in the exporter, or with a rename pass) so that deployment "
-                                     "runtimes accept it",
+                         fmt::format("rename it so that deployment runtimes accept it: ms convert --renameIO \"{}={}\" "
+                                     "(or ms optimize --renameIO, or in the exporter)",
                                      v.name, sanitized(v.name)));
     if (v.type.kind != TypeInfo::Kind::Tensor) return;
     // float64 is an error on every target; int64 is an error where the target wants int32 and a

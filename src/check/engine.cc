@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "check/check.h"
@@ -67,8 +68,8 @@ const std::vector<RuleInfo>& rule_catalogue() {
       {"MC-DEPLOY-007", S::Error, "NaN or Inf in weights", "the weights are corrupt (diverged training or a bad conversion): re-export from a good checkpoint"},
       {"MC-DEPLOY-008", S::Error, "BatchNormalization variance < 0", "a variance cannot be negative: the weights are corrupt or in the wrong order (scale, B, mean, var)"},
       {"MC-DEPLOY-009", S::Error, "64-bit tensor where the target wants 32-bit", "cast to int32/float32 at export (int64 indices and shapes are converted by the target, float64 halves the speed or is refused)"},
-      {"MC-DEPLOY-010", S::Warning, "name rejected by deployment runtimes", "rename the graph input/output to match [A-Za-z_][A-Za-z0-9_]*"},
-      {"MC-DEPLOY-011", S::Error, "TensorFlow-style name:index", "rename the graph input/output without the ':<index>' suffix (e.g. input:0 -> input_0)"},
+      {"MC-DEPLOY-010", S::Warning, "name rejected by deployment runtimes", "rename the graph input/output to match [A-Za-z_][A-Za-z0-9_]* (ms convert/optimize --renameIO old=new)"},
+      {"MC-DEPLOY-011", S::Error, "TensorFlow-style name:index", "rename the graph input/output without the ':<index>' suffix (ms convert --renameIO \"input:0=input_0\")"},
       // 6. target support
       {"MC-TARGET-001", S::Error, "operator not supported by the target", "replace the operator with supported ones, or pick another --target"},
   };
@@ -166,6 +167,30 @@ void label_subgraphs(const Graph& g, const std::string& outer, std::map<const Gr
 
 }  // namespace
 
+namespace {
+
+ModelSummary summarize(const Model& model, const GraphInference& inf) {
+  ModelSummary s;
+  const Graph& g = model.graph;
+  for (const auto& v : g.inputs)
+    if (!g.initializers.count(v.name)) s.inputs.push_back({v.name, v.type.str()});
+  for (const auto& v : g.outputs) {
+    const TypeInfo* t = v.type.kind == TypeInfo::Kind::Unknown ? inf.type_of(g, v.name) : nullptr;
+    s.outputs.push_back({v.name, (t ? *t : v.type).str()});
+  }
+  std::set<std::string> types;
+  for_each_graph(g, [&](const Graph& sg) {
+    for (const auto& n : sg.nodes) {
+      ++s.nodes;
+      types.insert(n.domain + "." + n.op_type);
+    }
+  });
+  s.op_types = static_cast<int64_t>(types.size());
+  return s;
+}
+
+}  // namespace
+
 CheckReport check_model(const Model& model, const CheckOptions& opts) {
   CheckReport report;
   report.file = model.source_path;
@@ -173,6 +198,7 @@ CheckReport check_model(const Model& model, const CheckOptions& opts) {
   GraphInferOptions io;
   io.input_shapes = opts.input_shapes;
   GraphInference inf = infer_graph(model, io);
+  report.model = summarize(model, inf);
   Context ctx(model, opts, inf);
   label_subgraphs(model.graph, "", ctx.where);
   check_graph_structure(ctx);
@@ -213,6 +239,15 @@ std::string subject(const Finding& f) {
 
 std::string format_text(const CheckReport& r) {
   std::string out = fmt::format("model_check: {} (target {})\n", r.file, target_name(r.target));
+  if (r.model) {
+    auto list = [](const std::vector<ModelSummary::IO>& v) {
+      std::string s;
+      for (const auto& io : v) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", io.name, io.type);
+      return s.empty() ? std::string("(none)") : s;
+    };
+    out += fmt::format("  model:   {}\n  inputs:  {}\n  outputs: {}\n  ops:     {} nodes, {} op types\n", r.file,
+                       list(r.model->inputs), list(r.model->outputs), r.model->nodes, r.model->op_types);
+  }
   const std::pair<Severity, const char*> groups[] = {
       {Severity::Error, "errors"}, {Severity::Warning, "warnings"}, {Severity::Info, "info"}};
   for (const auto& [sev, title] : groups) {
@@ -244,6 +279,15 @@ std::string format_json(const CheckReport& r) {
   nlohmann::json j;
   j["file"] = r.file;
   j["target"] = std::string(target_name(r.target));
+  if (r.model) {
+    auto list = [](const std::vector<ModelSummary::IO>& v) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& io : v) a.push_back({{"name", io.name}, {"type", io.type}});
+      return a;
+    };
+    j["model"] = {{"inputs", list(r.model->inputs)}, {"outputs", list(r.model->outputs)}, {"nodes", r.model->nodes},
+                  {"op_types", r.model->op_types}};
+  }
   j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings) {
     nlohmann::json o;

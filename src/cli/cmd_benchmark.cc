@@ -12,6 +12,7 @@
 
 #include "analysis/profile.h"
 #include "cli/cli_util.h"
+#include "cli/convert_common.h"
 #include "cli/feeds.h"
 #include "formats/io/tensor_file.h"
 #include "formats/model_io.h"
@@ -66,7 +67,7 @@ double mean_relative_error_pct(const Tensor& out, const Tensor& ref, const std::
 int cmd_benchmark(const Args& args) {
   CLI::App app("Latency and peak memory of repeated inference; optional accuracy check against reference outputs",
                "benchmark");
-  std::string model_file, in_data, ref_files, format = "text";
+  std::string model_file, in_data, input_shape, ref_files, format = "text";
   int loops = 100, warmup = 10;
   double threshold = 0.5;
   bool time_profiling = false;
@@ -74,6 +75,7 @@ int cmd_benchmark(const Args& args) {
   opts.num_threads = 2;
   app.add_option("--modelFile", model_file, "model to run (.onnx, .mindir)")->required();
   app.add_option("--inDataFile", in_data, "input files (.pb, .npy, .bin), comma-separated; default: seeded random inputs");
+  app.add_option("--inputShape", input_shape, "fix dynamic input dims: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--benchmarkDataFile", ref_files, "reference output files, comma-separated, in graph output order");
   app.add_option("--accuracyThreshold", threshold, "largest mean relative error in percent (default 0.5)")
       ->check(CLI::NonNegativeNumber);
@@ -84,7 +86,7 @@ int cmd_benchmark(const Args& args) {
   app.add_flag("--reference", opts.reference_kernels, "run only the reference kernels (the oracle)");
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return run_command(app, args, [&] {
-    auto model = std::make_shared<const Model>(load_model(model_file));
+    auto model = std::make_shared<const Model>(load_with_input_shapes(model_file, input_shape));
     Session session(model, opts);
     auto feeds = read_feeds(session, in_data);
     std::vector<Tensor> refs;

@@ -87,7 +87,7 @@ void print_report(const passes::OptimizeResult& r, bool details) {
 
 int cmd_optimize(const Args& args) {
   CLI::App app("Optimize a model's graph (pass pipeline per level) and check it still computes the same", "optimize");
-  std::string model_file, output_file, level = "general", disable, input_shape, save_type, in_data;
+  std::string model_file, output_file, level = "general", disable, input_shape, save_type, in_data, rename;
   bool report = false, verify_each = false, skip_verify = false;
   int64_t fold_limit = int64_t(1) << 24;
   app.add_option("--modelFile", model_file, "input model (.onnx or .mindir)")->required();
@@ -98,6 +98,7 @@ int cmd_optimize(const Args& args) {
   app.add_flag("--verifyEach", verify_each, "verify the IR and the outputs after every pass; a failure names the pass");
   app.add_flag("--skipVerify", skip_verify, "do not compare the optimized model's outputs with the original's");
   app.add_option("--inputShape", input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\" (enables shape-subgraph folding)");
+  app.add_option("--renameIO", rename, "rename graph inputs/outputs: \"input:0=input,old=new\" (after --inputShape)");
   app.add_option("--saveType", save_type, "ONNX | MINDIR (default: the format of --outputFile's extension, else the input's)");
   app.add_option("--inDataFile", in_data, "inputs for the equality check (.pb/.npy/.bin, comma-separated; default: seeded random)");
   app.add_option("--foldLimit", fold_limit, "largest tensor (elements) constant folding may create (default 16777216)")
@@ -109,6 +110,7 @@ int cmd_optimize(const Args& args) {
       fail("--outputFile {} is the input model; choose another path", output_file);
     Model m = load_model(model_file);
     if (!input_shape.empty()) apply_input_shapes(m, input_shape);
+    if (!rename.empty()) rename_io(m, rename);
     Model original = m;
     clone_subgraphs(original.graph);
 

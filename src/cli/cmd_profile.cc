@@ -5,6 +5,7 @@
 
 #include "analysis/profile.h"
 #include "cli/cli_util.h"
+#include "cli/convert_common.h"
 #include "cli/feeds.h"
 #include "formats/model_io.h"
 #include "report/atomic_file.h"
@@ -35,12 +36,13 @@ std::string html_report(const std::string& model_file, const ProfileSummary& p) 
 
 int cmd_profile(const Args& args) {
   CLI::App app("Per-operator time, FLOPs and memory; Chrome/Perfetto trace", "profile");
-  std::string model_file, in_data, trace, report_file, format = "text";
+  std::string model_file, in_data, input_shape, trace, report_file, format = "text";
   int loops = 10, warmup = 2;
   SessionOptions opts;
   opts.num_threads = 2;
   app.add_option("--modelFile", model_file, "model to profile (.onnx, .mindir)")->required();
   app.add_option("--inDataFile", in_data, "input files (.pb, .npy, .bin), comma-separated; default: seeded random inputs");
+  app.add_option("--inputShape", input_shape, "fix dynamic input dims: \"a:1,3,224,224;b:1,16\"");
   app.add_option("--trace", trace, "write the last run as Chrome trace-event JSON (opens in Perfetto)");
   app.add_option("--report", report_file, "write a self-contained HTML report");
   app.add_option("--loopCount", loops, "profiled runs averaged (default 10)")->check(CLI::Range(1, 100000));
@@ -49,7 +51,7 @@ int cmd_profile(const Args& args) {
   app.add_flag("--reference", opts.reference_kernels, "profile the reference kernels instead of the fast ones");
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return run_command(app, args, [&] {
-    auto model = std::make_shared<const Model>(load_model(model_file));
+    auto model = std::make_shared<const Model>(load_with_input_shapes(model_file, input_shape));
     Session session(model, opts);
     auto feeds = read_feeds(session, in_data);
     for (int i = 0; i < warmup; ++i) session.run(feeds);

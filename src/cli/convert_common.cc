@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cli/cli_util.h"
+#include "core/tensor_origin.h"
 #include "ops/infer_graph.h"
 #include "passes/basic_passes.h"
 #include "passes/pipelines.h"
@@ -58,6 +59,133 @@ void refresh_output_types(Model& m) {
     // Keep the declared type where inference knows less (no shape) than the file said.
     if (t && t->kind == TypeInfo::Kind::Tensor && (t->shape || !o.type.shape)) o.type = *t;
   }
+}
+
+namespace {
+
+bool valid_io_name(const std::string& s) {
+  auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (s.empty() || !alpha(s[0])) return false;
+  for (char c : s)
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
+// Every value name a graph and its subgraphs define or read.
+void collect_names(const Graph& g, std::set<std::string>& names) {
+  for_each_graph(g, [&](const Graph& sg) {
+    for (const auto& v : sg.inputs) names.insert(v.name);
+    for (const auto& v : sg.outputs) names.insert(v.name);
+    for (const auto& v : sg.value_info) names.insert(v.name);
+    for (const auto& [k, t] : sg.initializers) names.insert(k);
+    for (const auto& n : sg.nodes) {
+      for (const auto& i : n.inputs) names.insert(i);
+      for (const auto& o : n.outputs) names.insert(o);
+    }
+  });
+}
+
+// Renames the uses of outer values inside a subgraph; a name the subgraph defines itself shadows
+// the outer one and is left alone (with everything below it).
+void rename_in_subgraph(Graph& g, std::map<std::string, std::string> map) {
+  for (const auto& v : g.inputs) map.erase(v.name);
+  for (const auto& [k, t] : g.initializers) map.erase(k);
+  for (const auto& n : g.nodes)
+    for (const auto& o : n.outputs) map.erase(o);
+  if (map.empty()) return;
+  auto sub = [&](std::string& s) {
+    auto it = map.find(s);
+    if (it != map.end()) s = it->second;
+  };
+  for (auto& n : g.nodes) {
+    for (auto& i : n.inputs) sub(i);
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) rename_in_subgraph(*a.g, map);
+      for (auto& sg : a.graphs)
+        if (sg) rename_in_subgraph(*sg, map);
+    }
+  }
+  for (auto& v : g.outputs) sub(v.name);
+}
+
+}  // namespace
+
+void rename_io(Model& m, const std::string& spec) {
+  Graph& g = m.graph;
+  std::map<std::string, std::string> map;  // old -> new
+  std::set<std::string> targets;
+  auto is_io = [&](const std::string& name) {
+    for (const auto& v : g.inputs)
+      if (v.name == name) return true;
+    for (const auto& v : g.outputs)
+      if (v.name == name) return true;
+    return false;
+  };
+  for (const auto& item : split_list(spec, ',')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      fail("--renameIO entry '{}' must look like old=new (for example \"input:0=input\")", item);
+    std::string from = item.substr(0, eq), to = item.substr(eq + 1);
+    if (!is_io(from)) {
+      std::string ins, outs;
+      for (const auto& v : g.inputs)
+        if (!g.initializers.count(v.name)) ins += (ins.empty() ? "" : ", ") + v.name;
+      for (const auto& v : g.outputs) outs += (outs.empty() ? "" : ", ") + v.name;
+      fail("--renameIO names '{}', which is not an input or output of the model (inputs: {}; outputs: {})", from, ins, outs);
+    }
+    if (!valid_io_name(to))
+      fail("--renameIO: new name '{}' for '{}' must match [A-Za-z_][A-Za-z0-9_]* (what deployment runtimes accept)", to, from);
+    if (map.count(from)) fail("--renameIO renames '{}' twice", from);
+    if (!targets.insert(to).second) fail("--renameIO gives two values the name '{}'", to);
+    map[from] = to;
+  }
+  std::set<std::string> names;
+  collect_names(g, names);
+  for (const auto& [from, to] : map)
+    if (from != to && names.count(to) && !map.count(to))
+      fail("--renameIO: new name '{}' for '{}' is already a value of the model; choose another", to, from);
+  // The tensor origin map: renamed values stand for what the old names stood for.
+  TensorOriginMap origin = read_tensor_origin(m), renamed = origin;
+  for (const auto& [from, to] : map) renamed.erase(from);
+  for (const auto& [from, to] : map) {
+    const std::string& root = tensor_origin_root(origin, from);
+    if (root == to) renamed.erase(to);
+    else renamed[to] = root;
+  }
+  write_tensor_origin(m, renamed);
+
+  auto sub = [&](std::string& s) {
+    auto it = map.find(s);
+    if (it != map.end()) s = it->second;
+  };
+  for (auto& v : g.inputs) sub(v.name);
+  for (auto& v : g.outputs) sub(v.name);
+  for (auto& v : g.value_info) sub(v.name);
+  std::map<std::string, Tensor> inits;
+  for (auto& [k, t] : g.initializers) {
+    std::string name = k;
+    sub(name);
+    inits.emplace(name, std::move(t));
+  }
+  g.initializers = std::move(inits);
+  for (auto& n : g.nodes) {
+    for (auto& i : n.inputs) sub(i);
+    for (auto& o : n.outputs) sub(o);
+    for (auto& [k, a] : n.attrs) {
+      if (a.g) rename_in_subgraph(*a.g, map);
+      for (auto& sg : a.graphs)
+        if (sg) rename_in_subgraph(*sg, map);
+    }
+  }
+}
+
+Model load_with_input_shapes(const std::string& path, const std::string& input_shape) {
+  Model m = load_model(path);
+  if (!input_shape.empty()) {
+    apply_input_shapes(m, input_shape);
+    refresh_output_types(m);
+  }
+  return m;
 }
 
 namespace {
@@ -137,6 +265,7 @@ ConvertedModel convert_model(const ConvertOptions& o) {
     select_outputs(m, o.output_names);
     passes::remove_dead_nodes(m);
   }
+  if (!o.rename_io.empty()) rename_io(m, o.rename_io);
   c.nodes_before = m.graph.nodes.size();
   if (o.optimize == "basic") {
     passes::run_basic_pipeline(m);

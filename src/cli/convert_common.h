@@ -18,6 +18,7 @@ struct ConvertOptions {
   std::string output_file;           // extension added when missing
   ModelFormat out_fmt = ModelFormat::MindIR;
   std::string input_shape;           // "a:1,3,224,224;b:1,16"
+  std::string rename_io;             // "input:0=input,old=new" (after input_shape and output_names)
   std::vector<std::string> output_names;  // keep only these outputs (empty = all)
   std::string input_layout = "NHWC";     // TFLite/TF rank-4 inputs: NHWC (as in the file) or NCHW
   bool keep_layout = false;              // TFLite/TF: every tensor keeps the file's layout (--keepLayout)
@@ -30,6 +31,14 @@ struct ConvertOptions {
 
 // "a:1,3,224,224;b:1,16" -> fixes those inputs' dims; unknown names are an error.
 void apply_input_shapes(Model& m, const std::string& spec);
+// "input:0=input,old=new": renames graph inputs and outputs, and every use of them (nodes, subgraphs
+// that read them, value_info, initializers of inputs that have one); recorded in ms.tensor_origin.
+// An unknown name, a new name that is not [A-Za-z_][A-Za-z0-9_]*, or one that clashes with another
+// value is an error (exit 2) naming it.
+void rename_io(Model& m, const std::string& spec);
+// load_model, then apply_input_shapes and refresh_output_types when `input_shape` is not empty
+// (--inputShape of run, benchmark and profile).
+Model load_with_input_shapes(const std::string& path, const std::string& input_shape);
 // Graph outputs get the types inference works out now (after apply_input_shapes: [?,10] -> [1,10]).
 void refresh_output_types(Model& m);
 // A MindSpore Lite .ms (FlatBuffers) output path: refused (Unsupported, exit 3), since only MindIR
@@ -51,6 +60,7 @@ ConvertedModel convert_model(const ConvertOptions& o);
 // Stores the weights as fp16 (o.fp16), records o.metadata, writes and prints the summary (unless
 // o.quiet). Returns the path written.
 std::string write_converted(ConvertedModel& c, const ConvertOptions& o);
+// convert_model + write_converted.
 std::string run_conversion(const ConvertOptions& o);
 
 }  // namespace ms::cli

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "formats/onnx/onnx_tensor.h"
@@ -269,15 +272,81 @@ Value read_pb(const std::string& path, const TypeInfo* expected) {
   return Value(onnx_format::tensor_from_proto(p, "", path));
 }
 
-Tensor read_bin(const std::string& path, const TypeInfo& expected, const std::string& input_name) {
-  if (expected.kind != TypeInfo::Kind::Tensor || !expected.has_static_shape())
-    fail("{}: raw .bin data needs a static shape, but input '{}' is {}; give a .npy or .pb file instead", path,
+namespace {
+
+// True when `type` is a tensor whose leading dim is dynamic and every other dim static.
+bool only_leading_dynamic(const TypeInfo& type) {
+  if (type.kind != TypeInfo::Kind::Tensor || !type.shape || type.shape->empty()) return false;
+  const auto& dims = *type.shape;
+  if (dims[0].is_static()) return false;
+  for (size_t k = 1; k < dims.size(); ++k)
+    if (!dims[k].is_static()) return false;
+  return true;
+}
+
+// "input:1,3,224,224" with every dynamic dim shown as 1, for the --inputShape hint.
+std::string shape_hint(const std::string& input_name, const TypeInfo& type) {
+  std::string s = input_name + ":";
+  if (!type.shape) return s + "1,3,224,224";
+  for (size_t k = 0; k < type.shape->size(); ++k) {
+    const Dim& d = (*type.shape)[k];
+    s += (k ? "," : "") + std::to_string(d.is_static() ? d.value : 1);
+  }
+  return s;
+}
+
+// Prints `line` on stderr unless it was printed before (calibration opens the same input's data
+// once per pass; a folder of .bin files reads one file per sample).
+void note_once(const std::string& line) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(line).second) std::cerr << line << std::endl;
+}
+
+void note_bin_shape(const std::string& input_name, const TypeInfo& expected, const Shape& used) {
+  note_once(fmt::format("note: input '{}' is {}: raw .bin data is read as {}{}; other shapes: --inputShape",
+                        input_name, expected.str(), dtype_name(expected.dtype), shape_str(used),
+                        used[0] == 1 ? " (batch 1)" : " (the file's samples as one batch)"));
+}
+
+TypeInfo sample_type(const std::string& path, const TypeInfo& expected, const std::string& input_name) {
+  if (expected.kind != TypeInfo::Kind::Tensor)
+    fail("{}: raw .bin data needs a tensor input, but input '{}' is {}; give a .npy or .pb file instead", path,
          input_name, expected.str());
   if (expected.dtype == DType::String) fail("{}: string input '{}' cannot be read from raw data", path, input_name);
+  if (expected.has_static_shape()) return expected;
+  if (!only_leading_dynamic(expected))
+    fail("{}: raw .bin data needs a static shape, but input '{}' is {} (only a dynamic leading batch dim is read "
+         "as 1); fix its dims with --inputShape \"{}\" (your real sizes), or give a .npy or .pb file",
+         path, input_name, expected.str(), shape_hint(input_name, expected));
+  Shape shape;
+  for (const auto& d : *expected.shape) shape.push_back(d.is_static() ? d.value : 1);
+  return TypeInfo::tensor(expected.dtype, shape);
+}
+
+}  // namespace
+
+TypeInfo bin_sample_type(const std::string& path, const TypeInfo& expected, const std::string& input_name) {
+  TypeInfo t = sample_type(path, expected, input_name);
+  if (!expected.has_static_shape()) note_bin_shape(input_name, expected, t.static_shape());
+  return t;
+}
+
+Tensor read_bin(const std::string& path, const TypeInfo& expected, const std::string& input_name) {
+  TypeInfo sample = sample_type(path, expected, input_name);
   std::string bytes = read_all(path);
-  Tensor t(expected.dtype, expected.static_shape());
+  Shape shape = sample.static_shape();
+  const size_t sample_bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(sample.dtype);
+  // A dynamic batch: N samples back to back are one batch of N.
+  if (!expected.has_static_shape() && sample_bytes && bytes.size() > sample_bytes && bytes.size() % sample_bytes == 0)
+    shape[0] = static_cast<int64_t>(bytes.size() / sample_bytes);
+  Tensor t(sample.dtype, shape);
   if (bytes.size() != t.nbytes())
-    fail("{}: {} bytes, but input '{}' ({}) needs {}", path, bytes.size(), input_name, expected.str(), t.nbytes());
+    fail("{}: {} bytes, but input '{}' ({}) needs {}", path, bytes.size(), input_name, expected.str(),
+         expected.has_static_shape() ? std::to_string(t.nbytes())
+                                     : fmt::format("a whole number of {}-byte samples", sample_bytes));
+  if (!expected.has_static_shape()) note_bin_shape(input_name, expected, shape);
   if (t.nbytes()) std::memcpy(t.raw(), bytes.data(), t.nbytes());
   return t;
 }

@@ -17,7 +17,14 @@ Tensor parse_npy(const std::string& bytes, const std::string& what);
 // says the value is a sequence or optional.
 Value read_pb(const std::string& path, const TypeInfo* expected = nullptr);
 
-// Raw bytes shaped by the model input's type; the type must be a tensor with a static shape.
+// The type one sample of raw .bin data for a model input is read as: the input's own type when its
+// shape is static; when the leading (batch) dim is its only dynamic dim, that dim set to 1 (said once
+// on stderr per input and shape). Any other dynamic dim, an unknown rank or a non-tensor/string input
+// is an error (exit 2) naming the input and --inputShape.
+TypeInfo bin_sample_type(const std::string& path, const TypeInfo& expected, const std::string& input_name);
+
+// Raw bytes shaped by the model input's type (bin_sample_type). When the input's only dynamic dim
+// is the leading one, a file of N samples back to back is read as one batch of N.
 Tensor read_bin(const std::string& path, const TypeInfo& expected, const std::string& input_name);
 
 // bfloat16 data stored as uint16 bits (NumPy and ONNX test data have no bfloat16) is read back

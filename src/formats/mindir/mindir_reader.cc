@@ -149,6 +149,7 @@ class Reader {
     // The writer shortens a long graph name (it prefixes every name) and keeps it in doc_string.
     model_.graph.name = G.doc_string().empty() ? G.name() : G.doc_string();
     for (const auto& [k, v] : p_.user_info()) model_.metadata[k] = v;
+    model_.doc = p_.doc_string();
     model_.metadata["mindir_ir_version"] = p_.ir_version();
     if (p_.has_mind_ir_version()) model_.metadata["mind_ir_version"] = std::to_string(p_.mind_ir_version());
 

@@ -100,6 +100,7 @@ class Writer : public WriteCtx {
     // Model metadata (ms.tensor_origin among it) travels in user_info, as MindSpore keeps custom
     // metadata there.
     for (const auto& [k, v] : m_.metadata) (*proto_.mutable_user_info())[k] = v;
+    if (!m_.doc.empty()) proto_.set_doc_string(m_.doc);  // the ONNX model's doc_string (preprocessing notes)
 
     for (const auto& [name, t] : G.initializers) {
       consts_[name] = &t;
