@@ -179,8 +179,10 @@ function cases() {
     const src = path.join(tfData, f);
     // gru/lstm (not in inputs.json): MNIST rows, X reshaped to [batch, 28, 28] inside the graph
     const shapes = { X: tfShapes[f] ? tfShapes[f].shape : [1, 784] };
+    // --inputShape: ONNX's checker wants a shape on graph inputs, which TF1's unshaped Placeholders lack.
+    const fix = Object.entries(shapes).map(([n, d]) => `${n}:${d.join(',')}`).join(';');
     out.push({ name: `tf/${f}`, source: src, shapes,
-               write: (o) => ms_(['convert', '--fmk', 'TF', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX']),
+               write: (o) => ms_(['convert', '--fmk', 'TF', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX', '--inputShape', fix]),
                // gru/lstm: dropout's RandomUniform differs between runtimes unless keep_prob is 1
                fixInputs: (ins) => ins.forEach((t) => { if (t.name === 'keep_prob') t.data.fill(1); }) });
   }
@@ -191,8 +193,10 @@ function cases() {
     fs.writeFileSync(src, execFileSync(process.env.PROTOC || 'protoc',
       ['--encode=ms_tf.GraphDef', '-I', path.join(root, 'src', 'formats', 'tf'), 'tf_graph.proto'],
       { input: fs.readFileSync(path.join(hb, f)) }));
+    const fix = Object.entries(HANDBUILT[name].shapes).map(([n, d]) => `${n}:${d.join(',')}`).join(';');
+    const args = ['convert', '--fmk', 'TF', '--modelFile', src, '--saveType', 'ONNX'].concat(fix ? ['--inputShape', fix] : []);
     out.push({ name: `tf/handbuilt/${name}`, source: src, shapes: HANDBUILT[name].shapes, expect: HANDBUILT[name].expect,
-               write: (o) => ms_(['convert', '--fmk', 'TF', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX']) });
+               write: (o) => ms_(args.concat(['--outputFile', o])) });
   }
   // ONNX in, ONNX out: convert, optimize, quant (QDQ) on libonnx-testdata models.
   for (const m of ['pytorch-converted/test_Conv2d_dilated', 'pytorch-converted/test_Conv2d_depthwise_strided',
