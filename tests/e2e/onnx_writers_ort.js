@@ -208,9 +208,9 @@ function cases() {
                write: (o) => ms_(['convert', '--fmk', 'ONNX', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX']) });
     out.push({ name: `onnx/${base}/optimize`, source: src, shapes: {},
                write: (o) => ms_(['optimize', '--modelFile', src, '--outputFile', o]) });
-    for (const q of ['WEIGHT_QUANT', 'FULL_QUANT'])
-      out.push({ name: `onnx/${base}/quant_${q}`, source: null, shapes: {}, step: 0.05,
-                 write: (o) => ms_(['quant', '--modelFile', src, '--outputFile', o, '--quantType', q]) });
+    // FULL_QUANT needs calibration files (not written here yet): WEIGHT_QUANT only.
+    out.push({ name: `onnx/${base}/quant_WEIGHT_QUANT`, source: null, shapes: {}, step: 0.05,
+               write: (o) => ms_(['quant', '--modelFile', src, '--outputFile', o, '--quantType', 'WEIGHT_QUANT']) });
   }
   // TFLite models built from FlatBuffers JSON (tests/tflite/models).
   const fbs = path.join(root, 'src', 'formats', 'tflite', 'tflite_schema.fbs');
