@@ -305,7 +305,7 @@ void note_once(const std::string& line) {
 }
 
 void note_bin_shape(const std::string& input_name, const TypeInfo& expected, const Shape& used) {
-  note_once(fmt::format("note: input '{}' is {}: raw .bin data is read as {}{}; other shapes: --inputShape",
+  note_once(fmt::format("note: input '{}' is {}: raw .bin data is read as {}{}{}; other shapes: --inputShape",
                         input_name, expected.str(), dtype_name(expected.dtype), shape_str(used),
                         used[0] == 1 ? " (batch 1)" : " (the file's samples as one batch)"));
 }
