@@ -295,6 +295,7 @@ int cmd_onnx2ms(const Args& args) {
       if (!log.on(kDebug)) ps.copts.progress = [](size_t, size_t) {};
       PtqResult q = run_ptq(std::move(c.model), ps);
       c.model = std::move(q.quantized);
+      c.nodes_before = c.model.graph.nodes.size();  // the summary's node count is the quantized graph's
       log(kInfo, fmt::format("int8: {} node(s) quantized ({} weights, {} activations), {} weight scales, weights {} -> {} bytes",
                              q.sum.nodes_quantized, q.sum.weights_quantized, q.sum.activations_quantized,
                              per_channel ? "per-channel" : "per-layer", q.sum.weight_bytes_before, q.sum.weight_bytes_after));

@@ -65,14 +65,15 @@ Model conv_bn_relu(int64_t batch = 1) {
   return m;
 }
 
-// x[6] -> NonZero -> y: an op with a GPU kernel and no Ascend kernel (check/targets.cc).
-Model nonzero_model() {
+// x[2,6] -> ReduceLogSumExp(axis 1) -> y[2]: an op with a GPU kernel and no Ascend kernel
+// (check/targets.cc), static shapes, nothing else for model_check to object to.
+Model lse_model() {
   Model m;
   m.opsets[""] = 17;
-  m.graph.name = "nz";
-  m.graph.inputs = {test::tensor_info("x", DType::Float32, {6})};
-  m.graph.nodes = {node("NonZero", {"x"}, {"y"})};
-  m.graph.outputs = {{"y", {}}};
+  m.graph.name = "lse";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {2, 6})};
+  m.graph.nodes = {node("ReduceLogSumExp", {"x"}, {"y"}, {{"axes", Attribute::of_ints({1})}, {"keepdims", Attribute::of_int(0)}})};
+  m.graph.outputs = {test::tensor_info("y", DType::Float32, {2})};
   return m;
 }
 
@@ -113,11 +114,11 @@ class Onnx2msCli : public ::testing::Test {
 };
 
 TEST_F(Onnx2msCli, DeviceSelectsTheOpSupportTargetAndIsRecorded) {
-  auto nz = write_onnx("nz.onnx", nonzero_model());
-  // --check: Ascend has no NonZero kernel, GPU and CPU have one (any case is accepted).
+  auto nz = write_onnx("lse.onnx", lse_model());
+  // --check: Ascend has no ReduceLogSumExp kernel, GPU and CPU have one (any case is accepted).
   auto a = onnx2ms("--model " + nz + " --check --device Ascend");
   EXPECT_EQ(a.code, 1) << a.output;
-  EXPECT_NE(a.output.find("Unsupported ops: [NonZero]"), std::string::npos) << a.output;
+  EXPECT_NE(a.output.find("Unsupported ops: [ReduceLogSumExp]"), std::string::npos) << a.output;
   auto g = onnx2ms("--model " + nz + " --check --device gpu");
   EXPECT_EQ(g.code, 0) << g.output;
   EXPECT_NE(g.output.find("Supported ops: 1/1, Unsupported ops: []"), std::string::npos) << g.output;
