@@ -3,9 +3,14 @@
 // average pool, 1000-way Gemm; ~25.5 M float32 parameters, ~100 MB) with the project's own IR and
 // ONNX exporter. Used for the MindIR conversion benchmark in the README:
 //   ms_make_resnet_like resnet50_like.onnx && time ms convert --fmk ONNX --modelFile resnet50_like.onnx --outputFile r50
-// An optional second argument sets the input's height and width (default 224), for quicker runs.
+// An optional second argument sets the input's height and width (default 224), for quicker runs;
+// --dynamic-batch names the leading dim "batch_size" on input and output, as torch.onnx.export with
+// dynamic_axes={"input": {0: "batch_size"}, "output": {0: "batch_size"}} writes it (seed 001 §3.1);
+// --dynamic-shape also leaves height and width symbolic (detection-style exports, seed 003 §3.3).
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "formats/model_io.h"
 #include "synthetic_builder.h"
@@ -34,16 +39,22 @@ std::string conv_bn(tools::SyntheticBuilder& b, const std::string& x, int64_t ci
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t side = argc == 3 ? std::atoll(argv[2]) : 224;
-  if ((argc != 2 && argc != 3) || side < 32) {
-    std::cerr << "usage: ms_make_resnet_like OUT.onnx [INPUT_SIDE >= 32, default 224]\n";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool dynamic_shape = std::erase(args, "--dynamic-shape") > 0;
+  const bool dynamic_batch = std::erase(args, "--dynamic-batch") > 0 || dynamic_shape;
+  const int64_t side = args.size() == 2 ? std::atoll(args[1].c_str()) : 224;
+  if (args.empty() || args.size() > 2 || side < 32) {
+    std::cerr << "usage: ms_make_resnet_like OUT.onnx [INPUT_SIDE >= 32, default 224] [--dynamic-batch | --dynamic-shape]\n";
     return 2;
   }
+  const Dim batch = dynamic_batch ? Dim::symbol("batch_size") : Dim::fixed(1);
+  const Dim height = dynamic_shape ? Dim::symbol("height") : Dim::fixed(side);
+  const Dim width = dynamic_shape ? Dim::symbol("width") : Dim::fixed(side);
   tools::SyntheticBuilder b(123);
   Model& m = b.model();
   m.opsets[""] = 17;
   m.graph.name = "resnet50_like";
-  m.graph.inputs = {{"input", TypeInfo::tensor(DType::Float32, Shape{1, 3, side, side})}};
+  m.graph.inputs = {{"input", TypeInfo::tensor(DType::Float32, std::vector<Dim>{batch, Dim::fixed(3), height, width})}};
   std::string x = conv_bn(b, "input", 3, 64, 7, 2, true);
   x = b.node("MaxPool", {x}, {{"kernel_shape", Attribute::of_ints({3, 3})}, {"strides", Attribute::of_ints({2, 2})},
                               {"pads", Attribute::of_ints({1, 1, 1, 1})}});
@@ -66,8 +77,8 @@ int main(int argc, char** argv) {
   std::string fc = b.weight({1000, 2048}, 0.02f);
   x = b.node("Gemm", {x, fc, filled(b, 1000, 0.f)}, {{"transB", Attribute::of_int(1)}});
   b.name_last_output("output");
-  m.graph.outputs = {{"output", TypeInfo::tensor(DType::Float32, Shape{1, 1000})}};
-  save_model(m, argv[1], ModelFormat::Onnx);
-  std::cout << "wrote " << argv[1] << ": " << m.graph.nodes.size() << " nodes, " << b.parameter_bytes() << " parameter bytes\n";
+  m.graph.outputs = {{"output", TypeInfo::tensor(DType::Float32, std::vector<Dim>{batch, Dim::fixed(1000)})}};
+  save_model(m, args[0], ModelFormat::Onnx);
+  std::cout << "wrote " << args[0] << ": " << m.graph.nodes.size() << " nodes, " << b.parameter_bytes() << " parameter bytes\n";
   return 0;
 }
