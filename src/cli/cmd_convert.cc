@@ -14,7 +14,9 @@ int cmd_convert(const Args& args) {
   app.add_option("--modelFile", o.model_file, "input model")->required();
   app.add_option("--outputFile", o.output_file, "output model (.mindir or .onnx appended when there is no extension)")->required();
   app.add_option("--saveType", save_type, "MINDIR (default) | ONNX (MINDIR_LITE, the .ms FlatBuffers format, is not written: exit 3)");
-  app.add_option("--inputShape", o.input_shape, "fix input shapes: \"a:1,3,224,224;b:1,16\"");
+  app.add_option("--inputShape", o.input_shape,
+                 "fix input shapes: \"a:1,3,224,224;b:1,16\"; an input of unknown rank (TF1's unshaped Placeholder) "
+                 "takes the rank given, \"keep_prob:[]\" a scalar. ONNX output needs a shape on every input");
   app.add_option("--renameIO", o.rename_io, "rename graph inputs/outputs: \"input:0=input,old=new\" (after --inputShape/--outputNames)");
   app.add_option("--outputNames", output_names, "keep only these outputs: \"a,b\" (TF: node or node:k; default: the unconsumed nodes)");
   app.add_option("--inputLayout", o.input_layout, "TF/TFLITE: layout of 4-D inputs in the result, NHWC (default, as in the file) | NCHW");

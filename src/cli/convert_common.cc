@@ -13,11 +13,45 @@
 
 namespace ms::cli {
 
-void apply_input_shapes(Model& m, const std::string& spec) {
+std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> r;
   for (const auto& item : split_list(spec, ';')) {
     auto colon = item.rfind(':');
-    if (colon == std::string::npos) fail("--inputShape entry '{}' must look like name:1,3,224,224", item);
-    std::string name = item.substr(0, colon);
+    if (colon == std::string::npos || colon == 0)
+      fail("--inputShape entry '{}' must look like name:1,3,224,224 (name:[] for a scalar)", item);
+    std::string name = item.substr(0, colon), ds;
+    for (char c : item.substr(colon + 1))
+      if (c != ' ') ds += c;
+    if (!ds.empty() && ds.front() == '[') {
+      if (ds.back() != ']') fail("--inputShape entry '{}': '[' without ']'", item);
+      ds = ds.substr(1, ds.size() - 2);
+    }
+    std::vector<int64_t> dims;
+    for (const auto& d : split_list(ds, ',')) {
+      try {
+        size_t used = 0;
+        long long v = std::stoll(d, &used);
+        if (used != d.size() || v < 0) throw std::invalid_argument(d);
+        dims.push_back(v);
+      } catch (const std::exception&) {
+        fail("--inputShape: '{}' is not a dimension in '{}'", d, item);
+      }
+    }
+    for (const auto& [n, d] : r)
+      if (n == name) fail("--inputShape gives input '{}' twice", name);
+    r.emplace_back(std::move(name), std::move(dims));
+  }
+  return r;
+}
+
+std::map<std::string, std::vector<int64_t>> input_shape_map(const std::string& spec) {
+  std::map<std::string, std::vector<int64_t>> r;
+  for (auto& [name, dims] : parse_input_shapes(spec)) r[name] = std::move(dims);
+  return r;
+}
+
+void apply_input_shapes(Model& m, const std::string& spec) {
+  for (const auto& [name, given] : parse_input_shapes(spec)) {
     ValueInfo* in = nullptr;
     for (auto& v : m.graph.inputs)
       if (v.name == name) in = &v;
@@ -27,21 +61,14 @@ void apply_input_shapes(Model& m, const std::string& spec) {
       fail("--inputShape names '{}', which is not an input of the model (inputs: {})", name, names);
     }
     std::vector<Dim> dims;
-    std::string ds = item.substr(colon + 1);
-    if (!ds.empty() && ds.front() == '[') ds = ds.substr(1);
-    if (!ds.empty() && ds.back() == ']') ds.pop_back();
-    for (const auto& d : split_list(ds, ',')) {
-      try {
-        size_t used = 0;
-        long long v = std::stoll(d, &used);
-        if (used != d.size() || v < 0) throw std::invalid_argument(d);
-        dims.push_back(Dim::fixed(v));
-      } catch (const std::exception&) {
-        fail("--inputShape: '{}' is not a dimension in '{}'", d, item);
-      }
-    }
+    for (int64_t v : given) dims.push_back(Dim::fixed(v));
+    auto shape_str = [&] {
+      std::string s;
+      for (int64_t v : given) s += (s.empty() ? "" : ",") + std::to_string(v);
+      return "[" + s + "]";
+    };
     if (in->type.shape && in->type.shape->size() != dims.size())
-      fail("--inputShape gives input '{}' rank {} but the model declares {}", name, dims.size(), in->type.str());
+      fail("--inputShape gives input '{}' rank {} ({}) but the model declares {}", name, dims.size(), shape_str(), in->type.str());
     if (in->type.shape)
       for (size_t k = 0; k < dims.size(); ++k) {
         const Dim& old = (*in->type.shape)[k];

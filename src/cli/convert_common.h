@@ -29,7 +29,14 @@ struct ConvertOptions {
   bool quiet = false;
 };
 
-// "a:1,3,224,224;b:1,16" -> fixes those inputs' dims; unknown names are an error.
+// --inputShape "a:1,3,224,224;b:1,16" (brackets allowed: "a:[1,3,224,224]"); "name:[]" is a scalar
+// (rank 0; "name:" alike). The entries in order; a malformed entry is an error (exit 2) naming it.
+// Every command's --inputShape goes through this parser (model_check's too).
+std::vector<std::pair<std::string, std::vector<int64_t>>> parse_input_shapes(const std::string& spec);
+// The same as a map (what check::CheckOptions and the inference options take).
+std::map<std::string, std::vector<int64_t>> input_shape_map(const std::string& spec);
+// Fixes those inputs' dims (parse_input_shapes); an input of unknown rank (TF1's unshaped
+// Placeholders) takes the rank given, a scalar included. Unknown names are an error.
 void apply_input_shapes(Model& m, const std::string& spec);
 // "input:0=input,old=new": renames graph inputs and outputs, and every use of them (nodes, subgraphs
 // that read them, value_info, initializers of inputs that have one); recorded in ms.tensor_origin.

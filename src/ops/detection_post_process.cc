@@ -63,6 +63,7 @@ int64_t slots(const AttrReader& a) {
 
 void register_op_detection_post_process(OpRegistry& r) {
   r.add(OpDef("DetectionPostProcess", kMsDomain)
+            .trait(kTraitNoOnnxForm)  // TFLite's custom op: box decoding + NMS with no ONNX op
             .inputs(3)
             .outputs(4)
             .attr_int("max_detections", 10)

@@ -33,6 +33,9 @@ enum OpTrait : uint32_t {
   kTraitSequence = 1u << 7,        // consumes or produces sequences
   kTraitPerChannelWeight = 1u << 8,  // input 1 is a weight with output channels on axis 0
   kTraitTraining = 1u << 9,        // training-only semantics
+  // An op of the project's own domain with no standard ONNX form (no ONNX op or composition
+  // computes it): ONNX Runtime cannot load it, so the ONNX writer refuses a model holding one.
+  kTraitNoOnnxForm = 1u << 10,
 };
 
 struct AttrSpec {

@@ -6,6 +6,8 @@
 #include "formats/onnx/onnx_tensor.h"
 #include "ops/conv_pool_util.h"
 #include "ops/infer_graph.h"
+#include "ops/ms_domain.h"
+#include "ops/op.h"
 
 namespace ms::onnx_format {
 
@@ -24,6 +26,56 @@ std::string unique_node_name(const Node& n, size_t index, NameSet& names) {
   for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
   names.insert(name);
   return name;
+}
+
+// A node of the project's own domain whose op has no standard ONNX form (kTraitNoOnnxForm on its
+// OpDef): ONNX Runtime cannot load the file, so none is written (exit 3).
+void refuse_without_onnx_form(const Node& n) {
+  if (n.domain != kMsDomain) return;
+  const OpDef* def = OpRegistry::global().find(n.domain, n.op_type);
+  if (!def || !(def->traits & kTraitNoOnnxForm)) return;
+  fail_unsupported("node '{}' ({}:{}) has no standard ONNX form (ONNX Runtime cannot load it), so no ONNX file is "
+                   "written: save as MINDIR, or leave it out of the model with --outputNames (its inputs as outputs)",
+                   n.name, n.domain, n.op_type);
+}
+
+// ONNX requires a type and a shape on every main-graph input: an input of unknown rank (TF1's
+// Placeholder without a shape) cannot be written; --inputShape gives it one (exit 2).
+void refuse_unshaped_inputs(const Graph& g) {
+  for (const auto& v : g.inputs) {
+    if (g.initializers.count(v.name)) continue;
+    if (v.type.kind == TypeInfo::Kind::Tensor && v.type.shape) continue;
+    if (v.type.kind == TypeInfo::Kind::Sequence || v.type.kind == TypeInfo::Kind::Optional) continue;
+    fail("input '{}' has {}: ONNX requires a shape on every graph input, so no ONNX file is written; give it one "
+         "with --inputShape, e.g. --inputShape \"{}:1,784\" (its dims) or --inputShape \"{}:[]\" (a scalar)",
+         v.name, v.type.kind == TypeInfo::Kind::Unknown ? "no type" : "unknown rank (no shape)", v.name, v.name);
+  }
+}
+
+// The IR version ONNX's release table pairs with an ai.onnx opset (onnx/helper.py VERSION_TABLE):
+// what a reader of that opset understands, and what the content written here needs (initializers
+// that are not graph inputs need IR 4).
+int64_t ir_version_for_opset(int64_t opset) {
+  if (opset >= 21) return 10;
+  if (opset >= 19) return 9;
+  if (opset >= 15) return 8;
+  if (opset >= 12) return 7;
+  if (opset >= 11) return 6;
+  if (opset >= 10) return 5;
+  if (opset >= 9) return 4;
+  return 3;
+}
+
+int64_t ir_version_needed(const Model& model) {
+  int64_t ir = 3;
+  for (const auto& [domain, version] : model.opsets)
+    if (domain.empty() || domain == "ai.onnx") ir = std::max(ir, ir_version_for_opset(version));
+  // Below IR 4 every initializer must also be a graph input.
+  std::set<std::string> inputs;
+  for (const auto& v : model.graph.inputs) inputs.insert(v.name);
+  for (const auto& [name, t] : model.graph.initializers)
+    if (!inputs.count(name)) ir = std::max<int64_t>(ir, 4);
+  return ir;
 }
 
 void export_value_info(const ValueInfo& v, onnx::ValueInfoProto* out) {
@@ -78,6 +130,7 @@ void export_graph(const Graph& g, onnx::GraphProto* out, NameSet& names) {
   for (const auto& v : g.value_info) export_value_info(v, out->add_value_info());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
+    refuse_without_onnx_form(n);
     auto* p = out->add_node();
     p->set_name(unique_node_name(n, i, names));
     p->set_op_type(n.op_type);
@@ -143,8 +196,10 @@ void resolve_dilated_same(Model& m) {
 }  // namespace
 
 void export_onnx(const Model& model, onnx::ModelProto* out) {
-  // IR version 8 is what opset 17 models carry (ONNX 1.12); older files keep theirs.
-  out->set_ir_version(std::max<int64_t>(model.ir_version, 3));
+  refuse_unshaped_inputs(model.graph);
+  // The file's own IR version unless its opsets or content need a newer one (an IR 3 file
+  // upgraded to opset 17 is written as IR 8).
+  out->set_ir_version(std::max(model.ir_version, ir_version_needed(model)));
   out->set_producer_name(model.producer_name.empty() ? "mstools" : model.producer_name);
   out->set_producer_version(model.producer_version);
   if (!model.domain.empty()) out->set_domain(model.domain);
