@@ -35,6 +35,35 @@ TEST_F(TfConvertCli, OutputTypesFollowInputShape) {
   EXPECT_EQ(m.graph.outputs[0].type.str(), "float32[3,10]");
 }
 
+// The gru graph's keep_prob is a Placeholder of unknown rank: ONNX wants a shape on every input, so
+// without one the ONNX writer refuses (exit 2, naming the input and --inputShape) and writes nothing;
+// "keep_prob:[]" makes it a scalar, accepted by convert and model_check alike, and an IR version
+// that matches the opset written.
+TEST_F(TfConvertCli, UnknownRankInputNeedsInputShapeForOnnx) {
+  const std::string gru = std::string(MS_SOURCE_DIR) + "/tests/data/tf/tf2onnx_gru_frozen.pb";
+  ASSERT_TRUE(std::filesystem::exists(gru)) << gru << " is missing";
+  auto r = run_ms("convert --fmk TF --modelFile " + gru + " --saveType ONNX --outputFile " + path("gru") + " --inputShape X:1,784");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("'keep_prob'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--inputShape \"keep_prob:[]\""), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(path("gru.onnx")));
+  r = run_ms("convert --fmk TF --modelFile " + gru + " --saveType ONNX --outputFile " + path("gru") +
+             " --inputShape \"X:[1,784];keep_prob:[]\"");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("keep_prob float32[]"), std::string::npos) << r.output;
+  Model m = load_model(path("gru.onnx"));
+  EXPECT_GE(m.ir_version, 8);  // opset 17
+  for (const auto& v : m.graph.inputs) {
+    ASSERT_TRUE(v.type.shape) << v.name;
+    if (v.name == "keep_prob") EXPECT_TRUE(v.type.shape->empty());
+  }
+  // The same syntax in model_check's --inputShape; a malformed entry is exit 2 there too.
+  r = run_ms("model_check --checkModel 1 --modelFile " + path("gru.onnx") + " --inputShape \"X:1,784;keep_prob:[]\"");
+  EXPECT_NE(r.code, 2) << r.output;
+  r = run_ms("model_check --checkModel 1 --modelFile " + path("gru.onnx") + " --inputShape \"keep_prob:[1\"");
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
 TEST_F(TfConvertCli, InputLayoutNchw) {
   if (!std::filesystem::exists(kFaceDetection)) GTEST_SKIP() << kFaceDetection << " is missing: run scripts/fetch_models.sh";
   auto r = run_ms("convert --fmk TFLITE --modelFile " + kFaceDetection + " --saveType ONNX --outputFile " + path("fd") +

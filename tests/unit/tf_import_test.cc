@@ -16,6 +16,7 @@
 #include "formats/onnx/onnx_exporter.h"
 #include "formats/tf/tf_importer.h"
 #include "formats/tf/tf_tensor.h"
+#include "ops/infer_graph.h"
 #include "runtime/session.h"
 #include "test_util.h"
 #include "tf_graph.pb.h"
@@ -156,16 +157,39 @@ struct ConvCase {
 
 // What `ms convert --saveType ONNX` writes must pass ONNX's checker with its full check (Python's
 // onnx.checker.check_model(full_check=True): the checker, then strict shape inference with type
-// checks) and name every node uniquely (ONNX Runtime refuses duplicate names).
-void expect_valid_onnx(const Model& m) {
+// checks) and name every node uniquely (ONNX Runtime refuses duplicate names). ONNX requires a
+// shape on the main graph's inputs: a TF Placeholder of unknown rank (old TF1 exports) is refused
+// by the writer (exit 2, naming it and --inputShape) until `shapes` (--inputShape) gives it one.
+void expect_valid_onnx(const Model& src, const std::map<std::string, std::vector<int64_t>>& shapes = {}) {
+  Model m = src;
+  bool unranked = false;
+  for (auto& v : m.graph.inputs) {
+    if (v.type.shape) continue;
+    unranked = true;
+    auto it = shapes.find(v.name);
+    if (it == shapes.end()) continue;
+    std::vector<Dim> dims;
+    for (int64_t d : it->second) dims.push_back(Dim::fixed(d));
+    v.type.shape = dims;
+  }
+  if (unranked) {
+    try {
+      onnx_format::export_onnx_bytes(src);
+      ADD_FAILURE() << "a model with an input of unknown rank was written as ONNX";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidInput) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--inputShape"), std::string::npos) << e.what();
+    }
+    GraphInference gi = infer_graph(m);  // the outputs' types after the shapes given (as ms convert does)
+    for (auto& o : m.graph.outputs)
+      if (const TypeInfo* t = gi.type_of(m.graph, o.name); t && t->kind == TypeInfo::Kind::Tensor && t->shape) o.type = *t;
+  }
+  for (const auto& v : m.graph.inputs)
+    if (!v.type.shape) return;  // refused above, and no shape given to go on with
   onnx::ModelProto p;
   onnx_format::export_onnx(m, &p);
-  // ONNX's checker requires a shape on the main graph's inputs and outputs; a TF Placeholder of
-  // unknown rank (old TF1 exports) has none to write until --inputShape gives it one, which is
-  // left out here (ONNX Runtime loads such files).
-  bool ranked = true;
-  for (const auto* vs : {&p.graph().input(), &p.graph().output()})
-    for (const auto& v : *vs) ranked = ranked && v.type().tensor_type().has_shape();
+  bool ranked = true;  // outputs whose shape inference does not know stay unshaped (ONNX Runtime loads them)
+  for (const auto& v : p.graph().output()) ranked = ranked && v.type().tensor_type().has_shape();
   if (ranked) try {
     onnx::checker::check_model(p);
     onnx::shape_inference::InferShapes(p, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(true, 1, false));
@@ -286,7 +310,7 @@ TEST(TfImport, MatMulTransposesOperandsOfUnknownRank) {
     auto got = run(b.g, {Tensor::from_vector(a, {K, M})});
     ASSERT_EQ(got.size(), 1u);
     expect_near(got[0], {M, N}, want);
-    expect_valid_onnx(tf_format::import_graphdef(b.g, "test.pb"));
+    expect_valid_onnx(tf_format::import_graphdef(b.g, "test.pb"), {{"a", {K, M}}});
   }
 }
 
@@ -807,7 +831,7 @@ TEST_P(TfRealGraph, RunsToDirectEvaluation) {
   Model m = tf_format::load_tf(path);
   ASSERT_EQ(m.graph.outputs.size(), 1u);
   EXPECT_EQ(m.graph.outputs[0].name, c.output);
-  expect_valid_onnx(m);
+  expect_valid_onnx(m, {{c.input, c.shape}});
   Session s(std::make_shared<Model>(m));
   auto got = s.run(std::vector<Value>{Tensor::from_vector(x, c.shape)});
   expect_near(got[0].tensor, want.first, want.second);
@@ -828,7 +852,7 @@ TEST(TfRealGraph, RecurrentGraphsImportWithDropoutInputs) {
     EXPECT_EQ(m.graph.inputs.size(), 2u) << f;
     EXPECT_EQ(m.graph.outputs.size(), 1u) << f;
     EXPECT_GT(m.graph.nodes.size(), 300u) << f;
-    expect_valid_onnx(m);
+    expect_valid_onnx(m, {{"X", {1, 784}}, {"keep_prob", {}}});  // keep_prob: a scalar
   }
 }
 

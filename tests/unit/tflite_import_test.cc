@@ -384,8 +384,8 @@ struct Detection {
   float cls, score;
 };
 
-// via: "" runs the imported model, ".onnx" runs it after an ONNX file round trip (MindIR has no
-// primitive mapping for com.mstools ops, its writer refuses them by name).
+// via: "" runs the imported model, ".mindir" runs it after a MindIR file round trip (Lite's
+// DetectionPostProcess primitive; ONNX has no form for it, see OnnxWriterRefusesIt).
 void expect_detections(const DetectionCase& dc, const std::vector<Detection>& want, float num, const std::string& via = "") {
   std::vector<float> enc(16, 0.f);
   enc[8] = 1.f, enc[9] = -2.f, enc[10] = 5.f * std::log(2.f);
@@ -435,8 +435,24 @@ TEST(TfliteDetectionPostProcess, RegularNmsPerClass) {
   expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3);
 }
 
-TEST(TfliteDetectionPostProcess, SurvivesOnnxFileRoundTrip) {
-  expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3, ".onnx");
+TEST(TfliteDetectionPostProcess, SurvivesMindirFileRoundTrip) {
+  expect_detections({true, 1}, {{kBox0, 0, 0.9f}, {kBox1, 1, 0.85f}, {kBox2, 1, 0.6f}}, 3, ".mindir");
+}
+
+// com.mstools DetectionPostProcess has no ONNX form (kTraitNoOnnxForm): ONNX Runtime could not load
+// the file, so the ONNX writer refuses it (exit 3) naming the node and the op.
+TEST(TfliteDetectionPostProcess, OnnxWriterRefusesIt) {
+  Model m = tflite_format::import_tflite_bytes(std::make_shared<const std::string>(detection_model({true, 1})), "ssd.tflite");
+  try {
+    save_model(m, (std::filesystem::temp_directory_path() / ("ms_detection_" + std::to_string(::getpid()) + ".onnx")).string(),
+               ModelFormat::Onnx);
+    FAIL() << "a model with DetectionPostProcess was written as ONNX";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::Unsupported);
+    std::string msg = e.what();
+    for (const char* part : {"com.mstools:DetectionPostProcess", "no standard ONNX form"})
+      EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
 }
 
 TEST(TfliteDetectionPostProcess, MissingOptionIsNamed) {
