@@ -1,5 +1,10 @@
 #include "cli/cli_util.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -40,6 +45,21 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
   while (std::getline(ss, item, sep))
     if (!item.empty()) r.push_back(item);
   return r;
+}
+
+std::string write_model_file(const Model& m, const std::string& path, ModelFormat fmt) {
+  const std::string written = save_model(m, path, fmt);
+  const char* collect = std::getenv("MS_COLLECT_ONNX_DIR");
+  if (fmt == ModelFormat::Onnx && collect && *collect) {
+    namespace fs = std::filesystem;
+    static std::atomic<int> serial{0};
+    std::error_code ec;  // collecting is the test suite's business: it never fails the command
+    fs::create_directories(collect, ec);
+    const fs::path copy = fs::path(collect) / (std::to_string(getpid()) + "_" + std::to_string(serial++) + "_" +
+                                               fs::path(written).filename().string());
+    fs::copy_file(written, copy, fs::copy_options::overwrite_existing, ec);
+  }
+  return written;
 }
 
 }  // namespace ms::cli

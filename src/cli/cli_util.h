@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "formats/model_io.h"
 
 namespace ms::cli {
 
@@ -15,5 +16,10 @@ namespace ms::cli {
 int run_command(CLI::App& app, const Args& args, const std::function<int()>& body);
 
 std::vector<std::string> split_list(const std::string& s, char sep = ',');
+
+// save_model for the files a command produces. When MS_COLLECT_ONNX_DIR names a folder (the test
+// suite sets it), each ONNX file written is also copied there, so that one test can prove that
+// every ONNX file the suite made loads in ONNX Runtime and passes ONNX's checker.
+std::string write_model_file(const Model& m, const std::string& path, ModelFormat fmt);
 
 }  // namespace ms::cli

@@ -119,7 +119,9 @@ int cmd_optimize(const Args& args) {
     for (const auto& d : split_list(disable)) opts.disabled.insert(d);
     opts.verify_each = verify_each;
     opts.ctx.fold_limit_elements = fold_limit;
-    opts.ctx.allow_ms_domain = out_fmt == ModelFormat::Onnx;  // MindIR has no com.mstools ops
+    // A written file is read by other runtimes (ONNX Runtime, MindSpore): no com.mstools fused ops,
+    // which only this project's runtime knows.
+    opts.ctx.allow_ms_domain = false;
 
     // A model with random ops gives other outputs on every run: only the IR can be verified.
     const bool random = passes::has_random_ops(original);
@@ -167,7 +169,7 @@ int cmd_optimize(const Args& args) {
       for (const auto& d : diffs) worst = std::max(worst, d.rel_error);
     }
     const MemoryPlan before = activation_plan(original, feeds), after = activation_plan(m, feeds);
-    const std::string written = save_model(m, output_file, out_fmt);
+    const std::string written = write_model_file(m, output_file, out_fmt);
     std::cout << fmt::format("  nodes:       {} -> {}\n", r.nodes_before, r.nodes_after);
     std::cout << fmt::format("  parameters:  {} -> {} bytes\n", r.param_bytes_before, r.param_bytes_after);
     std::cout << fmt::format("  activations: arena peak {} -> {} (liveness plan); one buffer per tensor would need {} -> {}",

@@ -261,7 +261,7 @@ int cmd_quant(const Args& args) {
     const auto& stats = pr.stats;
     const auto& acts = pr.acts;
 
-    const std::string written = save_model(q, output_file, out_fmt);
+    const std::string written = write_model_file(q, output_file, out_fmt);
     std::error_code ec;
     const auto before = std::filesystem::file_size(model_file, ec);
     const auto after = std::filesystem::file_size(written, ec);

@@ -299,7 +299,9 @@ ConvertedModel convert_model(const ConvertOptions& o) {
   } else if (o.optimize == "general") {  // the pipeline of `ms optimize --optimize <level>`
     passes::OptimizeOptions opt;
     opt.level = o.optimize_level;
-    opt.ctx.allow_ms_domain = o.out_fmt == ModelFormat::Onnx;  // MindIR has no com.mstools ops
+    // A written file is read by other runtimes (ONNX Runtime, MindSpore): no com.mstools fused ops,
+    // which only this project's runtime knows.
+    opt.ctx.allow_ms_domain = false;
     c.optimized = passes::optimize_model(m, opt);
   }
   return c;
@@ -311,7 +313,7 @@ std::string write_converted(ConvertedModel& c, const ConvertOptions& o) {
   size_t nodes_optimized = m.graph.nodes.size();
   size_t casts = o.fp16 ? passes::weights_to_fp16(m) : 0;
   for (const auto& [k, v] : o.metadata) m.metadata[k] = v;
-  std::string written = save_model(m, out, o.out_fmt);
+  std::string written = write_model_file(m, out, o.out_fmt);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.start).count();
   const size_t nodes_before = c.nodes_before;
   if (!o.quiet) {
