@@ -32,6 +32,8 @@ TEST(MindirSharedFiles, EveryFileIsReadOrRefusedWithItsReason) {
   int read = 0;
   for (const auto& e : fs::directory_iterator(data_dir())) {
     std::string name = e.path().filename().string();
+    // Beside the model files lie their tests' .npy inputs/outputs and the SOURCES/SHA256SUMS notes.
+    if (e.path().extension() != ".mindir" && e.path().extension() != ".ms") continue;
     SCOPED_TRACE(name);
     if (name.find("aesgcm") != std::string::npos) {
       try {
