@@ -18,7 +18,7 @@ namespace {
 // per TF node emitting several IR nodes) reuse the source node's name for all of them.
 using NameSet = std::set<std::string>;
 
-void export_graph(const Graph& g, onnx::GraphProto* out, NameSet& names);
+void export_graph(const Graph& g, const std::string& fallback_name, onnx::GraphProto* out, NameSet& names);
 
 std::string unique_node_name(const Node& n, size_t index, NameSet& names) {
   std::string base = n.name.empty() ? n.op_type + "_" + std::to_string(index) : n.name;
@@ -95,7 +95,7 @@ void export_attr(const std::string& name, const Attribute& a, onnx::AttributePro
       break;
     case AttrType::Graph:
       out->set_type(onnx::AttributeProto::GRAPH);
-      export_graph(*a.g, out->mutable_g(), names);
+      export_graph(*a.g, name, out->mutable_g(), names);
       break;
     case AttrType::Floats:
       out->set_type(onnx::AttributeProto::FLOATS);
@@ -115,19 +115,21 @@ void export_attr(const std::string& name, const Attribute& a, onnx::AttributePro
       break;
     case AttrType::Graphs:
       out->set_type(onnx::AttributeProto::GRAPHS);
-      for (const auto& sg : a.graphs) export_graph(*sg, out->add_graphs(), names);
+      for (const auto& sg : a.graphs) export_graph(*sg, name, out->add_graphs(), names);
       break;
     default: fail("attribute '{}' has no type and cannot be exported", name);
   }
 }
 
-void export_graph(const Graph& g, onnx::GraphProto* out, NameSet& names) {
-  out->set_name(g.name);
+// ONNX's checker requires every graph to be named and every value_info to be typed.
+void export_graph(const Graph& g, const std::string& fallback_name, onnx::GraphProto* out, NameSet& names) {
+  out->set_name(g.name.empty() ? fallback_name : g.name);
   if (!g.doc.empty()) out->set_doc_string(g.doc);
   for (const auto& [name, t] : g.initializers) tensor_to_proto(t, name, out->add_initializer());
   for (const auto& v : g.inputs) export_value_info(v, out->add_input());
   for (const auto& v : g.outputs) export_value_info(v, out->add_output());
-  for (const auto& v : g.value_info) export_value_info(v, out->add_value_info());
+  for (const auto& v : g.value_info)
+    if (v.type.kind != TypeInfo::Kind::Unknown) export_value_info(v, out->add_value_info());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     refuse_without_onnx_form(n);
@@ -193,6 +195,19 @@ void resolve_dilated_same(Model& m) {
   }
 }
 
+// ONNX requires a type on every graph output (an optimized or quantized graph may not have
+// declared one): the inferred type, or a refusal naming the output.
+void type_outputs(Graph& g, const GraphInference& gi) {
+  for (auto& o : g.outputs) {
+    if (o.type.kind != TypeInfo::Kind::Unknown) continue;
+    const TypeInfo* t = gi.type_of(g, o.name);
+    if (!t || t->kind == TypeInfo::Kind::Unknown)
+      fail("graph output '{}' has no type that can be inferred, and ONNX requires one; fix the input shapes with "
+           "--inputShape", o.name);
+    o.type = *t;
+  }
+}
+
 }  // namespace
 
 void export_onnx(const Model& model, onnx::ModelProto* out) {
@@ -216,12 +231,15 @@ void export_onnx(const Model& model, onnx::ModelProto* out) {
     kv->set_value(v);
   }
   NameSet names;
-  if (std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), dilated_same)) {
+  const bool untyped_output = std::any_of(model.graph.outputs.begin(), model.graph.outputs.end(),
+                                          [](const ValueInfo& v) { return v.type.kind == TypeInfo::Kind::Unknown; });
+  if (untyped_output || std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), dilated_same)) {
     Model resolved = model;
     resolve_dilated_same(resolved);
-    export_graph(resolved.graph, out->mutable_graph(), names);
+    if (untyped_output) type_outputs(resolved.graph, infer_graph(resolved));
+    export_graph(resolved.graph, "main_graph", out->mutable_graph(), names);
   } else {
-    export_graph(model.graph, out->mutable_graph(), names);
+    export_graph(model.graph, "main_graph", out->mutable_graph(), names);
   }
 }
 
