@@ -20,6 +20,7 @@
 #include "cli/convert_common.h"
 #include "cli/quant_pipeline.h"
 #include "quant/quantizer.h"
+#include "report/graph_dot.h"
 
 namespace ms::cli {
 
@@ -36,24 +37,6 @@ std::string to_input_shape_spec(const std::vector<std::string>& items) {
       spec += (spec.empty() ? "" : ";") + s;
     }
   return spec;
-}
-
-std::map<std::string, std::vector<int64_t>> shape_map(const std::string& spec) {
-  std::map<std::string, std::vector<int64_t>> r;
-  for (const auto& item : split_list(spec, ';')) {
-    auto colon = item.rfind(':');
-    if (colon == std::string::npos) continue;  // apply_input_shapes reports it
-    std::vector<int64_t> dims;
-    for (const auto& d : split_list(item.substr(colon + 1), ',')) {
-      try {
-        dims.push_back(std::stoll(d));
-      } catch (const std::exception&) {
-        fail("--input-shape: '{}' is not a dimension in '{}'", d, item);
-      }
-    }
-    r[item.substr(0, colon)] = dims;
-  }
-  return r;
 }
 
 std::string lower(std::string s) {
@@ -75,74 +58,6 @@ class Log {
  private:
   Level threshold_;
 };
-
-// Graphviz dot: one box per node (op type and name), ellipses for graph inputs and outputs, an
-// edge per tensor from its producer to each consumer labelled with the tensor's name; nodes of
-// If/Loop/Scan bodies in a cluster per subgraph.
-std::string dot_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    if (c == '\n') {
-      r += "\\n";
-      continue;
-    }
-    r += c;
-  }
-  return r;
-}
-
-void dot_graph(const Graph& g, const std::string& prefix, std::ostream& os, int& cluster) {
-  std::map<std::string, std::string> producer;  // tensor -> dot node id
-  if (prefix.empty()) {
-    for (size_t k = 0; k < g.inputs.size(); ++k) {
-      if (g.initializers.count(g.inputs[k].name)) continue;
-      std::string id = fmt::format("in{}", k);
-      os << fmt::format("  {} [shape=ellipse, label=\"{}\\n{}\"];\n", id, dot_escape(g.inputs[k].name), dot_escape(g.inputs[k].type.str()));
-      producer[g.inputs[k].name] = id;
-    }
-  }
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    std::string id = fmt::format("{}n{}", prefix, i);
-    std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
-    os << fmt::format("  {} [shape=box, label=\"{}{}\"];\n", id, dot_escape(op), n.name.empty() ? "" : "\\n" + dot_escape(n.name));
-    for (const auto& in : n.inputs) {
-      auto p = producer.find(in);
-      if (!in.empty() && p != producer.end()) os << fmt::format("  {} -> {} [label=\"{}\"];\n", p->second, id, dot_escape(in));
-    }
-    for (const auto& out : n.outputs)
-      if (!out.empty()) producer[out] = id;
-    for (const auto& [key, a] : n.attrs) {
-      std::vector<const Graph*> subs;
-      if (a.g) subs.push_back(a.g.get());
-      for (const auto& sg : a.graphs) subs.push_back(sg.get());
-      for (const Graph* sg : subs) {
-        int c = cluster++;
-        os << fmt::format("  subgraph cluster_{} {{\n  label=\"{}.{}\";\n", c, dot_escape(n.name.empty() ? op : n.name), dot_escape(key));
-        dot_graph(*sg, fmt::format("{}c{}_", prefix, c), os, cluster);
-        os << "  }\n";
-      }
-    }
-  }
-  if (prefix.empty())
-    for (size_t k = 0; k < g.outputs.size(); ++k) {
-      std::string id = fmt::format("out{}", k);
-      os << fmt::format("  {} [shape=ellipse, label=\"{}\"];\n", id, dot_escape(g.outputs[k].name));
-      if (auto p = producer.find(g.outputs[k].name); p != producer.end())
-        os << fmt::format("  {} -> {} [label=\"{}\"];\n", p->second, id, dot_escape(g.outputs[k].name));
-    }
-}
-
-void write_dot(const Model& m, const std::string& path) {
-  std::ofstream os(path);
-  if (!os) fail("--dump-graph: cannot write {}", path);
-  os << "digraph \"" << dot_escape(m.graph.name.empty() ? "graph" : m.graph.name) << "\" {\n  rankdir=TB;\n";
-  int cluster = 0;
-  dot_graph(m.graph, "", os, cluster);
-  os << "}\n";
-  if (!os) fail("--dump-graph: cannot write {}", path);
-}
 
 // model_check findings at the log level: the full model_check text at INFO and DEBUG, else only the
 // findings at or above the level.
@@ -243,7 +158,7 @@ int cmd_onnx2ms(const Args& args) {
 
     check::CheckOptions copts;
     copts.target = check::parse_target(dev);
-    if (!o.input_shape.empty()) copts.input_shapes = shape_map(o.input_shape);
+    if (!o.input_shape.empty()) copts.input_shapes = input_shape_map(o.input_shape);
     if (check || check_model) {
       check::CheckReport r = check::check_file(o.model_file, copts);
       if (check_model) {
@@ -322,7 +237,7 @@ int cmd_onnx2ms(const Args& args) {
     }
     if (dump) {
       std::string dot = std::filesystem::path(written).replace_extension(".dot").string();
-      write_dot(load_model(written, ModelFormat::MindIR), dot);
+      report::write_graph_dot(load_model(written, ModelFormat::MindIR), dot);
       log(kInfo, fmt::format("graph written to {} (render: dot -Tsvg {} -o graph.svg)", dot, dot));
     }
     return 0;
