@@ -66,5 +66,27 @@ TEST(FastAttention, MultiHeadAttention) {
   }
 }
 
+// The additive mask in every broadcast form a BERT export gives it: [B,1,1,Sk] (padding mask),
+// [Sq,Sk] (causal), a full [B,H,Sq,Sk], and a per-row [B,1,Sq,1]; with -10000 entries as
+// attention masks use them.
+TEST(FastAttention, MultiHeadAttentionWithMask) {
+  const int64_t B = 2, H = 4, Sq = 7, Sk = 9;
+  for (const Shape& mask_shape : std::vector<Shape>{{B, 1, 1, Sk}, {Sq, Sk}, {B, H, Sq, Sk}, {B, 1, Sq, 1}, {Sk}}) {
+    ModelSpec s;
+    Node n = make_node("MultiHeadAttention", {"q", "k", "v", "mask"}, {"y"});
+    n.domain = kMsDomain;
+    n.attrs["num_heads"] = Attribute::of_int(H);
+    s.nodes = {n};
+    Tensor mask = random_tensor(mask_shape, 54);
+    float* m = mask.data<float>();
+    for (int64_t i = 0; i < mask.numel(); i += 3) m[i] = -10000.f;
+    s.inputs = {{"q", random_tensor({B, Sq, 32}, 51)}, {"k", random_tensor({B, Sk, 32}, 52)},
+                {"v", random_tensor({B, Sk, 24}, 53)}, {"mask", mask}};
+    s.outputs = {"y"};
+    SCOPED_TRACE("mask " + shape_str(mask_shape));
+    check_against_reference(s, {"MultiHeadAttention"}, 1e-4, 1e-5);
+  }
+}
+
 }  // namespace
 }  // namespace ms::test

@@ -1,7 +1,8 @@
 // com.mstools MultiHeadAttention: the two batched products (Q*K^T scaled, then by V) on oneDNN's
 // matmul reading the heads straight out of the [B,S,H*D] tensors through strides (no head
-// split/merge copies), and the row softmax vectorized in between. Nodes with a mask stay on the
-// reference.
+// split/merge copies), and the row softmax vectorized in between, after the additive mask (any
+// float32 mask that broadcasts to [B,H,Sq,Sk], read through broadcast strides, never expanded).
+#include <array>
 #include <cmath>
 #include <mutex>
 
@@ -23,6 +24,21 @@ dnnl::memory::desc heads_view(int64_t B, int64_t S, int64_t H, int64_t D, bool k
   return dnnl::memory::desc(sh, dnnl::memory::data_type::f32, st);
 }
 
+// Element strides of `mask` read as `full` under NumPy broadcasting (0 along broadcast dims);
+// false when it is not float32 or does not broadcast to `full`.
+bool broadcast_strides(const Tensor& mask, const std::array<int64_t, 4>& full, std::array<int64_t, 4>& strides) {
+  if (mask.dtype() != DType::Float32 || mask.rank() > 4) return false;
+  const int64_t offset = 4 - static_cast<int64_t>(mask.rank());
+  int64_t stride = 1;
+  for (int64_t d = 3; d >= 0; --d) {
+    const int64_t n = d < offset ? 1 : mask.dim(d - offset);
+    if (n != 1 && n != full[d]) return false;
+    strides[d] = n == 1 ? 0 : stride;
+    stride *= n;
+  }
+  return true;
+}
+
 class OnednnAttention : public FastKernel {
  public:
   OnednnAttention(int64_t heads, float scale) : heads_(heads), scale_(scale) {}
@@ -33,13 +49,15 @@ class OnednnAttention : public FastKernel {
     const Tensor& q = ctx.input(0);
     const Tensor& k = ctx.input(1);
     const Tensor& v = ctx.input(2);
-    if (ctx.has_input(3)) return false;
+    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     for (const Tensor* t : {&q, &k, &v})
       if (t->dtype() != DType::Float32 || t->rank() != 3 || t->numel() == 0) return false;
     const int64_t B = q.dim(0), Sq = q.dim(1), Sk = k.dim(1), H = heads_;
     if (k.dim(0) != B || v.dim(0) != B || v.dim(1) != Sk || q.dim(2) % H || v.dim(2) % H || k.dim(2) != q.dim(2))
       return false;
     const int64_t D = q.dim(2) / H, Dv = v.dim(2) / H;
+    std::array<int64_t, 4> mask_strides{};
+    if (mask && !broadcast_strides(*mask, {B, H, Sq, Sk}, mask_strides)) return false;
     std::lock_guard<std::mutex> lock(mu_);
     const Shape key{B, Sq, Sk, q.dim(2), v.dim(2)};
     if (key != key_) {
@@ -73,8 +91,20 @@ class OnednnAttention : public FastKernel {
     cpu_stream().wait();
     float* s = static_cast<float*>(scores);
     const auto row = vec_loops().softmax_row;
+    const float* m = mask ? mask->data<float>() : nullptr;
     parallel_chunks(B * H * Sq, [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) row(s + r * Sk, s + r * Sk, Sk);
+      for (int64_t r = b; r < e; ++r) {
+        float* sr = s + r * Sk;
+        if (m) {
+          const int64_t i = r % Sq, h = (r / Sq) % H, bi = r / (Sq * H);
+          const float* mr = m + bi * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
+          if (mask_strides[3] == 1)
+            for (int64_t j = 0; j < Sk; ++j) sr[j] += mr[j];
+          else
+            for (int64_t j = 0; j < Sk; ++j) sr[j] += mr[0];
+        }
+        row(sr, sr, Sk);
+      }
     }, Sk);
     pv_.execute(cpu_stream(), {{DNNL_ARG_SRC, mem(scores_md_, scores)},
                                {DNNL_ARG_WEIGHTS, mem(v_md_, v.raw())},
@@ -96,7 +126,7 @@ class OnednnAttention : public FastKernel {
 };
 
 std::unique_ptr<FastKernel> make_attention(const KernelBuildInfo& info) {
-  if (!info.maybe_f32(0) || info.has_input(3)) return nullptr;
+  if (!info.maybe_f32(0) || (info.has_input(3) && !info.maybe_f32(3))) return nullptr;
   AttrReader a = info.attrs();
   return std::make_unique<OnednnAttention>(a.attr_int("num_heads"), a.attr_float("scale"));
 }
