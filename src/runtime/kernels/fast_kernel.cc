@@ -31,6 +31,9 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_onednn_qconv_kernels(r);
     register_quantize_kernels(r);
     register_onednn_qmatmul_kernels(r);
+    register_dynamic_quantize_kernels(r);
+    register_conv_integer_kernels(r);
+    register_matmul_integer_kernels(r);
     register_onednn_matmul_kernels(r);
     register_onednn_pool_kernels(r);
     register_binary_kernels(r);
