@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "case_util.h"
+#include "data_defects.h"
 #include "core/tensor_origin.h"
 #include "formats/io/tensor_file.h"
 #include "formats/mindir/mindir_reader.h"
@@ -112,6 +113,7 @@ int run_case(const fs::path& dir, std::string& reason) {
   Model onnx_model;
   try {
     onnx_model = onnx_format::load_onnx((dir / "model.onnx").string());
+    fix_data_defects((dir.parent_path().filename() / dir.filename()).generic_string(), onnx_model);
   } catch (const std::exception& e) {
     reason = std::string("fails as ONNX: ") + e.what();
     return 3;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/graph.h"
@@ -31,6 +32,31 @@ TEST(DType, BFloat16KeepsTheHigh16Bits) {
   EXPECT_EQ(float(bfloat16_t(-3.0f)), -3.0f);
   // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: rounds to even (1.0).
   EXPECT_EQ(float(bfloat16_t(1.0f + std::ldexp(1.0f, -8))), 1.0f);
+}
+
+// float32 bits -> bfloat16 bits under round-to-nearest-even, worked out by hand from the low 16 bits
+// (above 0x8000 rounds up, below down, exactly 0x8000 to the even result). The first rows are the
+// inputs of ONNX's test_cast_FLOAT_to_BFLOAT16, whose 1.12 data holds the truncated bits instead.
+TEST(DType, BFloat16RoundsToNearestEvenAndKeepsNaN) {
+  const std::pair<uint32_t, uint16_t> cases[] = {
+      {0x3ef535b8u, 0x3ef5u}, {0x3ef5eeb0u, 0x3ef6u}, {0x3effd6b2u, 0x3f00u}, {0x3f51b0e5u, 0x3f52u},
+      {0x3ef0ccccu, 0x3ef1u}, {0x3f51040cu, 0x3f51u}, {0x3e57eed1u, 0x3e58u}, {0x3f391039u, 0x3f39u},
+      {0xbef5eeb0u, 0xbef6u},                          // negative: magnitude rounds the same way
+      {0x3f818000u, 0x3f82u}, {0x3f808000u, 0x3f80u},  // ties to the even mantissa, up and down
+      {0x7f7fffffu, 0x7f80u},                          // FLT_MAX rounds to +inf
+      {0x7f800000u, 0x7f80u}, {0xff800000u, 0xff80u},  // infinities unchanged
+  };
+  for (auto [in, want] : cases) {
+    float f;
+    std::memcpy(&f, &in, 4);
+    EXPECT_EQ(bfloat16_t(f).bits, want) << std::hex << in;
+  }
+  // NaNs whose payload lies only in the dropped bits must not become infinities.
+  for (uint32_t nan : {0x7fc00000u, 0x7f800001u, 0xff800001u, 0x7fffffffu}) {
+    float f;
+    std::memcpy(&f, &nan, 4);
+    EXPECT_TRUE(std::isnan(float(bfloat16_t(f)))) << std::hex << nan;
+  }
 }
 
 TEST(DType, NamesRoundTrip) {
