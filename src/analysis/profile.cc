@@ -69,7 +69,12 @@ ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfil
     p.node_sum_ms += np.ms;
     p.flops += np.flops;
     p.max_scratch_bytes = std::max(p.max_scratch_bytes, np.scratch_bytes);
-    if (np.kernel != "reference" && !np.kernel.empty()) ++p.fast_nodes;
+    if (np.kernel == kReferenceKernel) {
+      p.reference_ms += np.ms;
+      ++p.reference_nodes;
+    } else if (!np.kernel.empty() && np.kernel != kControlFlowKernel) {
+      ++p.fast_nodes;
+    }
     OpTypeProfile& t = types[np.op_type];
     t.op_type = np.op_type;
     ++t.count;
@@ -78,6 +83,7 @@ ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfil
     t.bytes += np.bytes;
   }
   for (auto& np : p.nodes) np.share = p.node_sum_ms > 0 ? np.ms / p.node_sum_ms : 0;
+  p.reference_share = p.node_sum_ms > 0 ? p.reference_ms / p.node_sum_ms : 0;
   for (auto& [name, t] : types) {
     t.share = p.node_sum_ms > 0 ? t.ms / p.node_sum_ms : 0;
     p.types.push_back(t);
@@ -95,6 +101,9 @@ std::string profile_text(const ProfileSummary& p, size_t top_nodes) {
                      fmt_bytes(static_cast<double>(p.arena_peak_bytes)), fmt_bytes(static_cast<double>(p.arena_bytes)),
                      fmt_bytes(static_cast<double>(p.weight_bytes)),
                      fmt_bytes(static_cast<double>(p.max_scratch_bytes)), p.fast_nodes, p.nodes.size());
+  out.pop_back();
+  out += fmt::format("reference kernels: {:.1f}% of the op time ({} nodes, {:.3f} ms; marked \"reference\" below)\n\n",
+                     100 * p.reference_share, p.reference_nodes, p.reference_ms);
   report::TextTable types({"op type", "count", "time ms", "share", "GFLOP", "GFLOP/s", "bytes moved"});
   for (const auto& t : p.types)
     types.add_row({t.op_type, std::to_string(t.count), fmt::format("{:.3f}", t.ms), fmt::format("{:.1f}%", 100 * t.share),
@@ -125,6 +134,8 @@ nlohmann::json profile_json(const ProfileSummary& p) {
   j["weight_bytes"] = p.weight_bytes;
   j["max_temporary_bytes"] = p.max_scratch_bytes;
   j["fast_nodes"] = p.fast_nodes;
+  j["reference_nodes"] = p.reference_nodes;
+  j["reference_kernel_share"] = p.reference_share;
   for (const auto& t : p.types)
     j["op_types"].push_back({{"op_type", t.op_type}, {"count", t.count}, {"ms", t.ms}, {"share", t.share},
                              {"flops", t.flops}, {"gflops", t.gflops()}, {"bytes", t.bytes}});

@@ -43,6 +43,10 @@ struct ProfileSummary {
   size_t weight_bytes = 0;      // initializers
   size_t max_scratch_bytes = 0;
   size_t fast_nodes = 0;
+  // Time on reference kernels (kernel "reference"; control-flow nodes, whose bodies run on the
+  // same kernel choice, are not counted) and its share of the summed node time.
+  double reference_ms = 0, reference_share = 0;
+  size_t reference_nodes = 0;
 };
 
 ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfile>& runs);

@@ -6,6 +6,7 @@
 #include "analysis/compare.h"
 #include "analysis/labels.h"
 #include "cli/cli_util.h"
+#include "cli/session_model.h"
 #include "cli/convert_common.h"
 #include "formats/io/tensor_file.h"
 #include "formats/model_io.h"
@@ -84,6 +85,8 @@ int cmd_compare(const Args& args) {
                  "input files in graph input order, comma-separated; a .bin with N samples back to back, a .npy "
                  "with a leading sample axis, or a folder of files is a dataset (default: seeded random data)");
   app.add_option("--inputShape", input_shape, "fix dynamic input dims of both models: \"a:1,3,224,224;b:1,16\"");
+  SessionModelFlags model_flags;
+  add_optimize_flag(app, model_flags);
   app.add_option("--inputRange", input_range, "range of random inputs 'lo,hi' (default 0,1 for floats, 0,9 for integers)");
   app.add_option("--seed", seed, "seed of the random inputs (default 0)");
   app.add_option("--atol", atol, "absolute tolerance: every element within atol + rtol*|ref|");
@@ -115,7 +118,12 @@ int cmd_compare(const Args& args) {
     if (!atol && !rtol && !min_cosine) opts.tolerance.min_cosine = kDefaultMinCosine;
     if (!report_file.empty()) check_report_folder(report_file);
 
-    Model model = load_for_compare(model_file, input_shape);
+    // The model under test is prepared as `ms run` prepares it; comparing layer by layer pairs the
+    // graph's own tensors, which fusions would remove, so those modes (and the reference oracle)
+    // take it as written unless --optimize says otherwise.
+    model_flags.input_shape = input_shape;
+    const bool as_written = opts.layerwise || opts.bisect || opts.session.reference_kernels;
+    Model model = *load_session_model(model_file, model_flags, as_written ? "none" : "cpu").model;
     analysis::RandomInputOptions random{seed, {}};
     if (!input_range.empty()) random.range = parse_range(input_range);
     auto files = split_list(in_data);

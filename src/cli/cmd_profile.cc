@@ -7,6 +7,7 @@
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "cli/feeds.h"
+#include "cli/session_model.h"
 #include "formats/model_io.h"
 #include "report/atomic_file.h"
 #include "report/html.h"
@@ -36,13 +37,14 @@ std::string html_report(const std::string& model_file, const ProfileSummary& p) 
 
 int cmd_profile(const Args& args) {
   CLI::App app("Per-operator time, FLOPs and memory; Chrome/Perfetto trace", "profile");
-  std::string model_file, in_data, input_shape, trace, report_file, format = "text";
+  std::string model_file, in_data, trace, report_file, format = "text";
+  SessionModelFlags model_flags;
   int loops = 10, warmup = 2;
   SessionOptions opts;
   opts.num_threads = 2;
   app.add_option("--modelFile", model_file, "model to profile (.onnx, .mindir)")->required();
   app.add_option("--inDataFile", in_data, "input files (.pb, .npy, .bin), comma-separated; default: seeded random inputs");
-  app.add_option("--inputShape", input_shape, "fix dynamic input dims: \"a:1,3,224,224;b:1,16\"");
+  add_session_model_flags(app, model_flags);
   app.add_option("--trace", trace, "write the last run as Chrome trace-event JSON (opens in Perfetto)");
   app.add_option("--report", report_file, "write a self-contained HTML report");
   app.add_option("--loopCount", loops, "profiled runs averaged (default 10)")->check(CLI::Range(1, 100000));
@@ -51,8 +53,8 @@ int cmd_profile(const Args& args) {
   app.add_flag("--reference", opts.reference_kernels, "profile the reference kernels instead of the fast ones");
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return run_command(app, args, [&] {
-    auto model = std::make_shared<const Model>(load_with_input_shapes(model_file, input_shape));
-    Session session(model, opts);
+    const SessionModel prepared = load_session_model(model_file, model_flags, opts.reference_kernels ? "none" : "cpu");
+    Session session(prepared.model, opts);
     auto feeds = read_feeds(session, in_data);
     for (int i = 0; i < warmup; ++i) session.run(feeds);
     std::vector<RunProfile> runs(loops);
@@ -64,10 +66,14 @@ int cmd_profile(const Args& args) {
       nlohmann::json j = profile_json(p);
       j["model"] = model_file;
       j["threads"] = opts.num_threads;
+      j["optimize"] = prepared.level;
+      j["load_ms"] = prepared.load_ms;
+      j["optimize_ms"] = prepared.optimize_ms;
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << fmt::format("{}: {} thread(s), {} kernels\n", model_file, opts.num_threads,
                                opts.reference_kernels ? "reference" : "fast")
+                << session_model_summary(prepared) << "\n"
                 << profile_text(p, 0);
       if (!trace.empty()) std::cout << "trace: " << trace << "\n";
       if (!report_file.empty()) std::cout << "report: " << report_file << "\n";

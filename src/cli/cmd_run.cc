@@ -5,6 +5,7 @@
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "cli/feeds.h"
+#include "cli/session_model.h"
 #include "formats/io/tensor_file.h"
 #include "formats/model_io.h"
 #include "runtime/session.h"
@@ -13,17 +14,19 @@ namespace ms::cli {
 
 int cmd_run(const Args& args) {
   CLI::App app("One inference; writes D/output_<i>.npy per graph output", "run");
-  std::string model_file, in_data, input_shape, output_dir;
+  std::string model_file, in_data, output_dir;
+  SessionModelFlags model_flags;
   SessionOptions opts;
   app.add_option("--modelFile", model_file, "model to run (.onnx)")->required();
   app.add_option("--inDataFile", in_data, "input files (.pb, .npy or raw .bin), comma-separated, in graph input order");
-  app.add_option("--inputShape", input_shape, "fix dynamic input dims: \"a:1,3,224,224;b:1,16\"");
+  add_session_model_flags(app, model_flags);
   app.add_option("--outputDir", output_dir, "folder for output_<i>.npy")->required();
   app.add_flag("--reference", opts.reference_kernels, "run only the reference kernels (the oracle), no fast kernels");
   app.add_option("--numThreads", opts.num_threads, "threads (default: all cores)")->check(CLI::Range(1, 1024));
   return run_command(app, args, [&] {
-    auto model = std::make_shared<const Model>(load_with_input_shapes(model_file, input_shape));
-    Session session(model, opts);
+    // The reference oracle runs the graph as written unless a level is asked for.
+    const SessionModel prepared = load_session_model(model_file, model_flags, opts.reference_kernels ? "none" : "cpu");
+    Session session(prepared.model, opts);
     auto feeds = read_feeds(session, in_data);
     auto outputs = session.run(feeds);
     std::filesystem::create_directories(output_dir);

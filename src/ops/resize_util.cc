@@ -5,10 +5,7 @@
 namespace ms {
 namespace {
 
-struct Tap {
-  int64_t idx;
-  double w;
-};
+using Tap = ResampleTap;
 struct AxisTaps {
   std::vector<std::vector<Tap>> taps;  // per output index
   std::vector<bool> extrapolate;       // tf_crop_and_resize sample outside the input
@@ -103,6 +100,12 @@ AxisTaps axis_taps(int64_t in, int64_t out, double scale, double roi_start, doub
 }
 
 }  // namespace
+
+std::vector<std::vector<ResampleTap>> resample_axis_taps(int64_t in, int64_t out, double scale, const ResizeOptions& opt,
+                                                         const std::string& label) {
+  if (opt.coord == "tf_crop_and_resize") fail("internal: {}: tf_crop_and_resize needs the region of interest", label);
+  return axis_taps(in, out, scale, 0.0, 1.0, opt, label).taps;
+}
 
 Tensor resample(const Tensor& x, const Shape& out, const std::vector<double>& scales,
                 const std::vector<double>& roi, const ResizeOptions& opt, const std::string& label) {

@@ -18,6 +18,17 @@ struct ResizeOptions {
   bool antialias = false;
 };
 
+// One axis of a separable resampling: per output index, the input indices it reads and their
+// weights (one tap for nearest, two for linear, four for cubic, more with antialias). Without a
+// region of interest: coordinate mode tf_crop_and_resize is not handled here. The fast Resize
+// kernel takes its taps from here, so that both compute the same coordinates.
+struct ResampleTap {
+  int64_t idx;
+  double w;
+};
+std::vector<std::vector<ResampleTap>> resample_axis_taps(int64_t in, int64_t out, double scale, const ResizeOptions& opt,
+                                                         const std::string& label);
+
 // scales: per axis (rank entries) as used by the coordinate transform; roi: empty or 2*rank
 // (starts then ends, only read by tf_crop_and_resize).
 Tensor resample(const Tensor& x, const Shape& out, const std::vector<double>& scales,

@@ -1,4 +1,4 @@
-// The passes of `--optimize basic` and `--fp16 on`, each in its own file. They rewrite the IR in
+// The passes of `--optimize basic`, `--fp16 on` and half-precision lowering, each in its own file. They rewrite the IR in
 // place and return what they did (a count) so that callers can report it.
 #pragma once
 #include <cstddef>
@@ -14,6 +14,10 @@ size_t fold_constants(Model& m);
 size_t remove_dead_nodes(Model& m);
 // Stores float32 weights as float16 initializers followed by a Cast back to float32.
 size_t weights_to_fp16(Model& m);
+// Every float16/bfloat16 value inside the graph becomes float32 (weights widened, Cast targets
+// retargeted); half-precision graph inputs and outputs keep their types through boundary Casts.
+// Returns the changes (0: the model had no half-precision values).
+size_t lower_half_precision(Model& m);
 // `basic` = fold_constants, then remove_dead_nodes (folding leaves the folded inputs dead).
 void run_basic_pipeline(Model& m);
 

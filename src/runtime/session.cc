@@ -222,7 +222,7 @@ class Executor : public SubgraphRunner {
         const auto node_end = clock::now();
         NodeRun r;
         r.node_index = k;
-        r.kernel = ran_fast ? fast->name() : "reference";
+        r.kernel = ran_fast ? fast->name() : (def->traits & kTraitControlFlow) ? kControlFlowKernel : kReferenceKernel;
         r.start_us = std::chrono::duration<double, std::micro>(node_start - t0).count();
         r.duration_us = std::chrono::duration<double, std::micro>(node_end - node_start).count();
         r.input_shapes = std::move(in_shapes);

@@ -39,9 +39,14 @@ struct SessionOptions {
 
 // What one run did, node by node (main graph only; a control-flow node's time includes its
 // subgraphs). Filled when the caller passes a RunProfile to run().
+// NodeRun::kernel of a node on its op's reference kernel, and of an If/Loop/Scan node (whose
+// bodies' nodes each choose their own kernel).
+inline constexpr const char* kReferenceKernel = "reference";
+inline constexpr const char* kControlFlowKernel = "control-flow";
+
 struct NodeRun {
   size_t node_index = 0;
-  std::string kernel;  // fast kernel name, or "reference"
+  std::string kernel;  // fast kernel name, kReferenceKernel or kControlFlowKernel
   double start_us = 0, duration_us = 0;  // from the start of the run
   std::vector<Shape> input_shapes, output_shapes;
   size_t live_bytes = 0;  // bytes of intermediate tensors alive right after the node ran, outside the arena

@@ -70,7 +70,7 @@ TEST_F(BenchmarkCli, BadInputIsExit2) {
 }
 
 TEST_F(BenchmarkCli, ProfileTraceAddsUpToWallTime) {
-  auto r = ms("profile --modelFile " + path("m.onnx") + " --loopCount 5 --numThreads 1 --format json --trace " +
+  auto r = ms("profile --modelFile " + path("m.onnx") + " --optimize none --loopCount 5 --numThreads 1 --format json --trace " +
               path("trace.json"));
   ASSERT_EQ(r.code, 0) << r.output;
   auto j = nlohmann::json::parse(r.output);
@@ -87,6 +87,52 @@ TEST_F(BenchmarkCli, ProfileTraceAddsUpToWallTime) {
   for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "X" && e["cat"] != "session") ++node_events;
   EXPECT_EQ(node_events, 3u);
+}
+
+// By default the session runs the model as `ms optimize --optimize cpu` would write it (Conv and
+// Relu fused), and says so; the time on reference kernels is reported and 0 here.
+TEST_F(BenchmarkCli, OptimizesAtLoadAndReportsTheReferenceShare) {
+  auto r = ms("profile --modelFile " + path("m.onnx") + " --loopCount 2 --numThreads 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["optimize"], "cpu");
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  EXPECT_EQ(j["nodes"][0]["op_type"], "com.mstools.FusedConv");
+  EXPECT_EQ(j["nodes"][0]["kernel"], "onednn_conv");
+  EXPECT_EQ(j["reference_kernel_share"].get<double>(), 0.0);
+
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 2 --numThreads 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["optimize"], "cpu");
+  EXPECT_EQ(j["reference_kernel_share"].get<double>(), 0.0);
+  for (const char* k : {"load_ms", "optimize_ms", "session_create_ms"}) EXPECT_GE(j[k].get<double>(), 0.0) << k;
+
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --optimize fastest");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--optimize"), std::string::npos) << r.output;
+}
+
+// An op without a fast kernel (CumSum) taking most of the run: the share says so, the text output
+// warns, and `ms profile` marks the node.
+TEST_F(BenchmarkCli, ReferenceKernelTimeIsVisible) {
+  ModelSpec s;
+  Node c = make_node("CumSum", {"x", "axis"}, {"y"});
+  s.nodes = {c};
+  s.weights["axis"] = Tensor::scalar<int64_t>(1);
+  s.inputs = {{"x", random_tensor({64, 4096}, 4)}};
+  s.outputs = {"y"};
+  save_model(*build_model(s), path("cumsum.onnx"), ModelFormat::Onnx);
+  auto r = ms("benchmark --modelFile " + path("cumsum.onnx") + " --loopCount 2 --numThreads 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  // stderr's warning follows the JSON document in the merged output
+  const size_t open = r.output.find('{'), close = r.output.rfind('}');
+  auto j = nlohmann::json::parse(r.output.substr(open, close - open + 1));
+  EXPECT_GT(j["reference_kernel_share"].get<double>(), 0.5);
+  EXPECT_NE(r.output.find("warning"), std::string::npos) << r.output;
+  r = ms("profile --modelFile " + path("cumsum.onnx") + " --loopCount 1 --numThreads 1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("reference kernels:"), std::string::npos) << r.output;
 }
 
 }  // namespace

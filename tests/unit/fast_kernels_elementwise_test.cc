@@ -138,5 +138,67 @@ TEST(FastResize, NearestAsymmetricFloor) {
   }
 }
 
+// The separable kernel: every mode and coordinate transformation a segmentation or detection
+// export writes, up and down, from scales and from sizes; the weights are the reference's own
+// taps, the sums are float32 against the reference's double.
+TEST(FastResize, SeparableModesAndCoordinates) {
+  struct Case {
+    const char* mode;
+    const char* coord;
+    bool antialias;
+  };
+  const Case cases[] = {{"linear", "half_pixel", false},      {"linear", "align_corners", false},
+                        {"linear", "pytorch_half_pixel", false}, {"linear", "asymmetric", false},
+                        {"cubic", "half_pixel", false},       {"cubic", "align_corners", false},
+                        {"nearest", "half_pixel", false},     {"nearest", "tf_half_pixel_for_nn", false},
+                        {"linear", "half_pixel", true},       {"cubic", "pytorch_half_pixel", true}};
+  for (const Case& c : cases)
+    for (int variant = 0; variant < 3; ++variant) {
+      ModelSpec s;
+      s.opset = 18;  // antialias
+      Node n = make_node("Resize", {"x", "", variant < 2 ? "scales" : "", variant == 2 ? "sizes" : ""}, {"y"});
+      n.attrs["mode"] = Attribute::of_string(c.mode);
+      n.attrs["coordinate_transformation_mode"] = Attribute::of_string(c.coord);
+      if (c.antialias) n.attrs["antialias"] = Attribute::of_int(1);
+      s.nodes = {n};
+      if (variant == 0) s.weights["scales"] = Tensor::from_vector<float>({1, 1, 2, 4}, {4});
+      if (variant == 1) s.weights["scales"] = Tensor::from_vector<float>({1, 1, 0.5f, 1.7f}, {4});
+      if (variant == 2) s.weights["sizes"] = Tensor::from_vector<int64_t>({2, 3, 5, 31}, {4});
+      s.inputs = {{"x", random_tensor({2, 3, 11, 9}, 67)}};
+      s.outputs = {"y"};
+      SCOPED_TRACE(std::string(c.mode) + " " + c.coord + (c.antialias ? " antialias" : "") + " variant " +
+                   std::to_string(variant));
+      check_against_reference(s, {"Resize"}, 1e-5, 1e-6);
+    }
+}
+
+// A resize of an outer axis is not the separable kernel's form: the reference runs it, correctly.
+TEST(FastResize, OuterAxisResizeStaysCorrect) {
+  ModelSpec s;
+  Node n = make_node("Resize", {"x", "", "scales"}, {"y"});
+  n.attrs["mode"] = Attribute::of_string("linear");
+  s.nodes = {n};
+  s.weights["scales"] = Tensor::from_vector<float>({1, 2, 2, 2}, {4});
+  s.inputs = {{"x", random_tensor({1, 3, 4, 5}, 68)}};
+  s.outputs = {"y"};
+  check_against_reference(s, {}, 1e-6, 1e-7);
+}
+
+// Cast to its own type shares the input; float32 <-> float16/bfloat16 convert as the reference.
+TEST(FastCast, SameTypeAndHalfConversions) {
+  for (DType to : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    ModelSpec s;
+    Node n = make_node("Cast", {"x"}, {"h"});
+    n.attrs["to"] = Attribute::of_int(static_cast<int64_t>(to));
+    Node back = make_node("Cast", {"h"}, {"y"});
+    back.attrs["to"] = Attribute::of_int(static_cast<int64_t>(DType::Float32));
+    s.nodes = {n, back};
+    s.inputs = {{"x", random_tensor({3, 1000}, 69, -60000.f, 60000.f)}};
+    s.outputs = {"y"};
+    SCOPED_TRACE(dtype_name(to));
+    check_against_reference(s, {"Cast"}, 0, 0);
+  }
+}
+
 }  // namespace
 }  // namespace ms::test

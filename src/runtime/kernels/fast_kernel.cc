@@ -51,6 +51,7 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_slice_kernels(r);
     register_gather_kernels(r);
     register_rnn_kernels(r);
+    register_cast_kernels(r);
     return r;
   }();
   return reg;

@@ -121,5 +121,6 @@ void register_concat_kernels(FastKernelRegistry& r);
 void register_slice_kernels(FastKernelRegistry& r);
 void register_gather_kernels(FastKernelRegistry& r);
 void register_rnn_kernels(FastKernelRegistry& r);
+void register_cast_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt

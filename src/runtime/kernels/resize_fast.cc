@@ -1,16 +1,52 @@
-// Resize in its nearest-neighbour upsampling form (mode nearest, coordinate transformation
-// asymmetric, nearest_mode floor: what PaddlePaddle and many FPN necks export) on float32: index
-// tables per axis computed once per shape as the reference maps coordinates (x_out / scale,
-// floored, clamped), then rows gathered through them. Other modes stay on the reference.
+// Resize on float32 in two fast forms:
+// - nearest-neighbour upsampling with coordinate transformation asymmetric and nearest_mode floor
+//   (what PaddlePaddle and many FPN necks export), any rank: index tables per axis computed once
+//   per shape as the reference maps coordinates (x_out / scale, floored, clamped), then rows
+//   gathered through them;
+// - any mode (nearest, linear, cubic, antialias) and coordinate transformation but
+//   tf_crop_and_resize, when only the last two axes change (NCHW images, what U-Nets and
+//   segmentation heads do): the taps of both axes come from the reference's own tap computation
+//   (ops/resize_util.h), so coordinates agree exactly, and each output row is
+//     y[p, oh, :] = sum_h w_h * sum_w w_w * x[p, ih_h, iw_w]
+//   accumulated in float32 (the reference accumulates in double; results agree to rounding).
+// Other forms stay on the reference.
 #include <cmath>
 #include <mutex>
 
+#include "ops/resize_util.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_util.h"
 #include "runtime/kernels/parallel.h"
 
 namespace ms::rt {
 namespace {
+
+// The output shape and per-axis scales from the sizes (input 3) or scales (input 2) of an
+// opset >= 11 Resize without `axes`; false when neither is usable (the reference then reports).
+bool output_plan(KernelContext& ctx, const Tensor& x, std::vector<double>& scales, Shape& out) {
+  const size_t r = static_cast<size_t>(x.rank());
+  scales.assign(r, 1.0);
+  out.assign(r, 0);
+  if (ctx.has_input(3) && ctx.input(3).numel() > 0) {
+    const auto sizes = ctx.input(3).to_int64_vector();
+    if (sizes.size() != r) return false;
+    for (size_t d = 0; d < r; ++d) {
+      out[d] = sizes[d];
+      scales[d] = static_cast<double>(sizes[d]) / static_cast<double>(x.dim(static_cast<int>(d)));
+    }
+  } else if (ctx.has_input(2) && ctx.input(2).numel() > 0) {
+    const auto s = ctx.input(2).to_double_vector();
+    if (s.size() != r) return false;
+    for (size_t d = 0; d < r; ++d) {
+      if (!(s[d] > 0)) return false;  // the reference names the bad scale
+      scales[d] = s[d];
+      out[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.dim(static_cast<int>(d))) * s[d]));
+    }
+  } else {
+    return false;
+  }
+  return shape_numel(out) > 0;
+}
 
 class FastResizeNearest : public FastKernel {
  public:
@@ -20,27 +56,9 @@ class FastResizeNearest : public FastKernel {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::Float32 || x.rank() < 1 || x.numel() == 0) return false;
     const size_t r = static_cast<size_t>(x.rank());
-    std::vector<double> scales(r);
-    Shape out(r);
-    if (ctx.has_input(3) && ctx.input(3).numel() > 0) {
-      const auto sizes = ctx.input(3).to_int64_vector();
-      if (sizes.size() != r) return false;
-      for (size_t d = 0; d < r; ++d) {
-        out[d] = sizes[d];
-        scales[d] = static_cast<double>(sizes[d]) / static_cast<double>(x.dim(static_cast<int>(d)));
-      }
-    } else if (ctx.has_input(2) && ctx.input(2).numel() > 0) {
-      const auto s = ctx.input(2).to_double_vector();
-      if (s.size() != r) return false;
-      for (size_t d = 0; d < r; ++d) {
-        if (!(s[d] > 0)) return false;  // the reference names the bad scale
-        scales[d] = s[d];
-        out[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.dim(static_cast<int>(d))) * s[d]));
-      }
-    } else {
-      return false;
-    }
-    if (shape_numel(out) == 0) return false;
+    std::vector<double> scales;
+    Shape out;
+    if (!output_plan(ctx, x, scales, out)) return false;
     std::lock_guard<std::mutex> lock(mu_);
     if (x.shape() != in_shape_ || out != out_shape_ || scales != scales_) plan(x.shape(), out, scales);
     Tensor y = output_tensor(memory, 0, DType::Float32, out);
@@ -87,20 +105,108 @@ class FastResizeNearest : public FastKernel {
   std::vector<std::vector<int64_t>> index_;  // per axis: input index of each output index
 };
 
+// Taps of one axis flattened to a fixed count per output index (short rows padded with weight 0
+// at index 0), so the inner loops have no branches.
+struct FlatTaps {
+  int64_t per_output = 0;
+  std::vector<int64_t> idx;
+  std::vector<float> w;
+};
+
+FlatTaps flatten(const std::vector<std::vector<ResampleTap>>& taps) {
+  FlatTaps f;
+  for (const auto& t : taps) f.per_output = std::max<int64_t>(f.per_output, static_cast<int64_t>(t.size()));
+  f.idx.assign(taps.size() * f.per_output, 0);
+  f.w.assign(taps.size() * f.per_output, 0.f);
+  for (size_t o = 0; o < taps.size(); ++o)
+    for (size_t k = 0; k < taps[o].size(); ++k) {
+      f.idx[o * f.per_output + k] = taps[o][k].idx;
+      f.w[o * f.per_output + k] = static_cast<float>(taps[o][k].w);
+    }
+  return f;
+}
+
+class FastResizeSeparable : public FastKernel {
+ public:
+  FastResizeSeparable(ResizeOptions opt, std::string label) : opt_(std::move(opt)), label_(std::move(label)) {}
+  const char* name() const override { return "resize_separable"; }
+
+  bool run(KernelContext& ctx, KernelMemory& memory) override {
+    const Tensor& x = ctx.input(0);
+    if (x.dtype() != DType::Float32 || x.rank() < 2 || x.numel() == 0) return false;
+    const size_t r = static_cast<size_t>(x.rank());
+    std::vector<double> scales;
+    Shape out;
+    if (!output_plan(ctx, x, scales, out)) return false;
+    for (size_t d = 0; d + 2 < r; ++d)
+      if (out[d] != x.dim(static_cast<int>(d)) || scales[d] != 1.0) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (x.shape() != in_shape_ || out != out_shape_ || scales != scales_) {
+      const int64_t H = x.dim(-2), W = x.dim(-1);
+      rows_ = flatten(resample_axis_taps(H, out[r - 2], scales[r - 2], opt_, label_));
+      cols_ = flatten(resample_axis_taps(W, out[r - 1], scales[r - 1], opt_, label_));
+      in_shape_ = x.shape();
+      out_shape_ = out;
+      scales_ = scales;
+    }
+    Tensor y = output_tensor(memory, 0, DType::Float32, out);
+    const float* px = x.data<float>();
+    float* py = y.data<float>();
+    const int64_t H = x.dim(-2), W = x.dim(-1), OH = out[r - 2], OW = out[r - 1];
+    const int64_t kh = rows_.per_output, kw = cols_.per_output;
+    const int64_t* ci = cols_.idx.data();
+    const float* cw = cols_.w.data();
+    parallel_chunks(y.numel() / OW, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t plane = row / OH, oh = row % OH;
+        float* dst = py + row * OW;
+        std::fill(dst, dst + OW, 0.f);
+        for (int64_t t = 0; t < kh; ++t) {
+          const float wh = rows_.w[oh * kh + t];
+          if (wh == 0.f) continue;
+          const float* src = px + (plane * H + rows_.idx[oh * kh + t]) * W;
+          for (int64_t o = 0; o < OW; ++o) {
+            float acc = 0.f;
+            for (int64_t k = 0; k < kw; ++k) acc += cw[o * kw + k] * src[ci[o * kw + k]];
+            dst[o] += wh * acc;
+          }
+        }
+      }
+    }, OW * kh * kw);
+    ctx.set_output(0, std::move(y));
+    return true;
+  }
+
+ private:
+  ResizeOptions opt_;
+  std::string label_;
+  std::mutex mu_;
+  Shape in_shape_, out_shape_;
+  std::vector<double> scales_;
+  FlatTaps rows_, cols_;
+};
+
 std::unique_ptr<FastKernel> make_resize(const KernelBuildInfo& info) {
   if (!info.maybe_f32(0) || info.opset < 11) return nullptr;  // opset 10 puts scales at input 1
   AttrReader a = info.attrs();
   auto is = [&](const char* attr, const char* value) {
     return !info.node.attr(attr) || a.attr_string(attr) == value;
   };
-  if (a.attr_string("mode") != "nearest" || !info.node.attr("coordinate_transformation_mode") ||
-      a.attr_string("coordinate_transformation_mode") != "asymmetric" || !info.node.attr("nearest_mode") ||
-      a.attr_string("nearest_mode") != "floor")
-    return nullptr;
-  if (info.node.attr("axes") || (info.node.attr("antialias") && a.attr_int("antialias")) ||
-      !is("keep_aspect_ratio_policy", "stretch"))
-    return nullptr;
-  return std::make_unique<FastResizeNearest>();
+  if (info.node.attr("axes") || !is("keep_aspect_ratio_policy", "stretch")) return nullptr;
+  ResizeOptions o;
+  o.mode = a.attr_string("mode");
+  o.coord = a.attr_string("coordinate_transformation_mode");
+  o.nearest_mode = a.attr_string("nearest_mode");
+  o.cubic_a = a.attr_float("cubic_coeff_a");
+  o.exclude_outside = a.attr_int("exclude_outside") != 0;
+  o.antialias = a.attr_int("antialias") != 0;
+  const bool explicit_nearest_floor_asymmetric = info.node.attr("coordinate_transformation_mode") &&
+                                                 info.node.attr("nearest_mode") && o.mode == "nearest" &&
+                                                 o.coord == "asymmetric" && o.nearest_mode == "floor";
+  if (explicit_nearest_floor_asymmetric && !o.antialias) return std::make_unique<FastResizeNearest>();
+  const bool known_mode = o.mode == "nearest" || o.mode == "linear" || o.mode == "cubic";
+  if (!known_mode || o.coord == "tf_crop_and_resize") return nullptr;
+  return std::make_unique<FastResizeSeparable>(o, info.node.label());
 }
 
 }  // namespace
