@@ -395,6 +395,38 @@ TEST(MindirMoreOps, MatMulIntegerIsAnInt32MatMulOfShiftedOperands) {
   EXPECT_EQ(values<int32_t>(y[0]), (std::vector<int32_t>{-38, -83, -44, -98, -50, -113, -56, -128}));
 }
 
+// The ONNX operator documentation's example (test_convinteger_with_padding), then a convolution
+// with groups, strides, asymmetric pads and uint8 weights with a per-channel zero point against
+// the reference ConvInteger kernel on the ONNX model (exact int32 arithmetic on both sides).
+TEST(MindirMoreOps, ConvIntegerIsAnInt32Im2colBatchMatMul) {
+  Model m = single(node("ConvInteger", {"x", "w", "xz"}, {"y"}, {{"pads", Attribute::of_ints({1, 1, 1, 1})}}),
+                   {test::tensor_info("x", DType::UInt8, {1, 1, 3, 3})}, {out_info("y", DType::Int32)});
+  m.graph.initializers["w"] = Tensor::from_vector<uint8_t>({1, 1, 1, 1}, {1, 1, 2, 2});
+  m.graph.initializers["xz"] = Tensor::scalar<uint8_t>(1);
+  Written w;
+  Model back = round_trip(m, &w);
+  EXPECT_TRUE(w.prims.count("BatchMatMul") && w.prims.count("StridedSlice"));
+  auto y = run(back, {Value(Tensor::from_vector<uint8_t>({2, 3, 4, 5, 6, 7, 8, 9, 10}, {1, 1, 3, 3}))});
+  EXPECT_EQ(values<int32_t>(y[0]), (std::vector<int32_t>{1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}));
+
+  Model g = single(node("ConvInteger", {"x", "w", "xz", "wz"}, {"y"},
+                        {{"group", Attribute::of_int(2)}, {"strides", Attribute::of_ints({2, 1})},
+                         {"dilations", Attribute::of_ints({1, 2})}, {"pads", Attribute::of_ints({1, 0, 0, 2})}}),
+                   {test::tensor_info("x", DType::UInt8, {2, 4, 7, 6})}, {out_info("y", DType::Int32)});
+  std::vector<uint8_t> wv(6 * 2 * 3 * 2), xv(2 * 4 * 7 * 6), wz(6);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = uint8_t((i * 97 + 13) % 256);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = uint8_t((i * 53 + 7) % 256);
+  for (size_t m = 0; m < wz.size(); ++m) wz[m] = uint8_t(100 + 11 * m);
+  g.graph.initializers["w"] = Tensor::from_vector<uint8_t>(wv, {6, 2, 3, 2});
+  g.graph.initializers["xz"] = Tensor::scalar<uint8_t>(131);
+  g.graph.initializers["wz"] = Tensor::from_vector<uint8_t>(wz, {6});
+  Model gb = round_trip(g);
+  const std::vector<Value> in{Value(Tensor::from_vector<uint8_t>(xv, {2, 4, 7, 6}))};
+  auto got = run(gb, in), want = run(g, in, true);
+  ASSERT_EQ(got[0].tensor.shape(), want[0].tensor.shape());
+  EXPECT_EQ(values<int32_t>(got[0]), values<int32_t>(want[0]));
+}
+
 TEST(MindirMoreOps, QLinearMatMulIsAnIntegerProductRequantizedInFloat32) {
   Model m = single(node("QLinearMatMul", {"a", "as", "azp", "b", "bs", "bzp", "ys", "yzp"}, {"y"}),
                    {test::tensor_info("a", DType::UInt8, {2, 4})}, {out_info("y", DType::UInt8)});

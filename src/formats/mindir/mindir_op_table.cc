@@ -695,6 +695,7 @@ const std::vector<ExportRule>& export_rules() {
       F("MaxUnpool", "MaxUnpool2D", export_max_unpool), F("Unique", "Unique2", export_unique),
       F("DFT", "FFT", export_dft), F("STFT", "RFFT", export_stft),
       F("DynamicQuantizeLinear", "RealDiv", export_dynamic_quantize_linear), F("MatMulInteger", "MatMul", export_mat_mul_integer),
+      F("ConvInteger", "BatchMatMul", export_conv_integer),
       F("QLinearMatMul", "MatMul", export_qlinear_mat_mul),
       // the project's fused ops (keyed "<domain>.<op>"), as MindSpore Lite writes fused graphs
       F(ms_op("FusedConv"), "Conv2DFusion", export_fused_conv),
