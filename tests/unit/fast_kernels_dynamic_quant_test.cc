@@ -143,7 +143,7 @@ TEST(FastConvInteger, DynamicQuantizationChainMatchesReference) {
   s.nodes = {make_node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"}), conv, cast,
              make_node("Mul", {"xs", "ws"}, {"s"}), make_node("Mul", {"accf", "s"}, {"y"})};
   s.outputs = {"y", "acc"};
-  check_against_reference(s, {"DynamicQuantizeLinear", "ConvInteger"}, 1e-6, 1e-6);
+  check_against_reference(s, {"DynamicQuantizeLinear", "ConvInteger", "Cast"}, 1e-6, 1e-6);
 }
 
 // ---- MatMulInteger ------------------------------------------------------------------------------
@@ -167,6 +167,27 @@ TEST(FastMatMulInteger, MatchesReference) {
   check_matmul_integer({3, 17}, 8, DType::UInt8, DType::Int8, 0, 0, false, "s8 symmetric B");
   check_matmul_integer({4, 3, 29}, 31, DType::UInt8, DType::Int8, 250, -7, true, "s8 B per column");
   check_matmul_integer({6, 21}, 13, DType::Int8, DType::Int8, -20, 9, false, "s8 A");
+}
+
+// ---- Cast of the int32 accumulators (and 8/16-bit integers) to float32 ---------------------------
+
+TEST(FastIntCast, MatchesReference) {
+  Tensor big(DType::Int32, {3, 1001});
+  std::mt19937 rng(111);
+  std::uniform_int_distribution<int32_t> u(-(1 << 30), 1 << 30);  // beyond 2^24: float rounding
+  for (int64_t i = 0; i < big.numel(); ++i) big.data<int32_t>()[i] = i < 8 ? int32_t(16777217 + 2 * i) : u(rng);
+  const std::vector<std::pair<std::string, Tensor>> sources = {
+      {"int32", big}, {"uint8", random_8bit(DType::UInt8, {5, 77}, 112)}, {"int8", random_8bit(DType::Int8, {2, 3, 31}, 113)}};
+  for (const auto& [what, x] : sources) {
+    SCOPED_TRACE(what);
+    ModelSpec s;
+    s.inputs = {{"x", x}};
+    Node cast = make_node("Cast", {"x"}, {"y"});
+    cast.attrs["to"] = Attribute::of_int(1);
+    s.nodes = {cast};
+    s.outputs = {"y"};
+    check_against_reference(s, {"Cast"}, 0, 0);
+  }
 }
 
 }  // namespace

@@ -51,6 +51,8 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_slice_kernels(r);
     register_gather_kernels(r);
     register_rnn_kernels(r);
+    // Ahead of the general Cast kernel, which accepts every Cast node and leaves integers to the reference.
+    register_int_cast_kernels(r);
     register_cast_kernels(r);
     return r;
   }();

@@ -121,6 +121,7 @@ void register_concat_kernels(FastKernelRegistry& r);
 void register_slice_kernels(FastKernelRegistry& r);
 void register_gather_kernels(FastKernelRegistry& r);
 void register_rnn_kernels(FastKernelRegistry& r);
+void register_int_cast_kernels(FastKernelRegistry& r);
 void register_cast_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt
