@@ -86,6 +86,7 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
     if (hessians) hessians->end_sample();
     if (opts.progress) opts.progress(s + 1, samples.count());
   }
+  if (hessians) hessians->finish();  // the last queued vectors: part of calibration's cost
   for (const auto& [name, obs] : observers) {
     if (not_float.count(name) || obs.empty()) continue;
     ActivationStats a;

@@ -25,8 +25,9 @@ struct InputHessian {
   // Sums over the calibration samples of even and of odd index, kept apart so that a rounding fitted
   // to one half can be scored on the other (quant/weight_rounding.cc).
   struct Half {
-    // [slice * blocks() + b]: block b's columns squared, row-major. float: IS-Net's take 0.75 GB so,
-    // and GPTQ damps H by 1% of its diagonal anyway.
+    // [slice * blocks() + b]: block b's columns squared, row-major, lower triangle only (the upper
+    // one is not kept up to date; block() mirrors it). float: IS-Net's take 0.75 GB so, and GPTQ
+    // damps H by 1% of its diagonal anyway.
     std::vector<std::vector<float>> parts;
     std::vector<double> vectors;             // per slice, the vectors added
     std::vector<std::vector<double>> sums;   // per slice, the vectors' sum (dim values)
@@ -58,7 +59,12 @@ class HessianCollector {
   // How many samples calibration will show (spreads each weight's vector budget over them).
   void expect_samples(size_t n) { samples_ = std::max<size_t>(1, n); }
   void end_sample() { half_ ^= 1, ++sample_; }  // the next values belong to the next calibration sample
-  const std::map<WeightKey, InputHessian>& hessians() const { return hessians_; }
+  // Adds the vectors still queued (see() batches them); hessians() calls it.
+  void finish();
+  const std::map<WeightKey, InputHessian>& hessians() {
+    finish();
+    return hessians_;
+  }
 
  private:
   struct Source {
@@ -69,10 +75,15 @@ class HessianCollector {
   };
   void add_windows(const Source& s, const Tensor& x, InputHessian& h);
   void add_rows(const Source& s, const Tensor& x, InputHessian& h);
+  // Counts `rows` vectors p [rows, dim] into h (slice `slice`, the current half) and queues their
+  // products.
+  void queue(const WeightKey& key, InputHessian& h, int64_t slice, const float* p, int64_t rows);
 
   std::multimap<std::string, Source> sources_;
   std::set<std::string> names_;
   std::map<WeightKey, InputHessian> hessians_;
+  std::map<WeightKey, std::array<std::vector<std::vector<float>>, 2>> queued_;  // [half][slice]: [rows, dim]
+  size_t held_bytes_ = 0;  // the queues' capacity
   int half_ = 0;  // the sample's parity
   size_t samples_ = 1, sample_ = 0;
 };

@@ -1,6 +1,7 @@
 // GPTQ weight rounding (quant/gptq.h, input_hessian.h, weight_rounding.h): the algorithm against a
 // two-column case worked out by hand, against rounding to nearest on correlated inputs (fitted and
-// held-out), the Hessians calibration gathers against sums written out here, and a whole
+// held-out), the Hessians calibration gathers against sums written out here (convolution windows;
+// queued, panelled products over two blocks against double sums), and a whole
 // WEIGHT_QUANT model against the float one.
 #include <gtest/gtest.h>
 
@@ -101,6 +102,69 @@ TEST(Gptq, CorrelatedInputsLoseLessThanNearestFittedAndHeldOut) {
   EXPECT_LT(held, 0.6 * held0);
 }
 
+// 300 columns (past the size where the factorization and the column updates run in parallel)
+// against GPTQ as the paper states it, in double: round column i, spread its error over the later
+// columns by row i of H⁻¹ over its diagonal, then remove i from H⁻¹ (H⁻¹ -= H⁻¹[:,i] H⁻¹[i,:] /
+// H⁻¹[i,i]); columns taken by decreasing H diagonal, H damped by 1% of its mean diagonal.
+TEST(Gptq, ManyColumnsMatchTheTextbookAlgorithm) {
+  const int64_t rows = 24, cols = 300, n = 1500;
+  std::mt19937 g(12);
+  std::normal_distribution<float> d(0, 1);
+  std::vector<float> w(size_t(rows * cols)), s(w.size());
+  for (size_t k = 0; k < w.size(); ++k) w[k] = d(g), s[k] = 0.25f;
+  const auto h = second_moment(correlated_vectors(n, cols, 3), n, cols);
+  const auto q = quant::gptq_round(w, rows, cols, s, 7, h, 1.0, 0.01);
+
+  std::vector<int64_t> order(static_cast<size_t>(cols));
+  for (int64_t i = 0; i < cols; ++i) order[size_t(i)] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return h[size_t(a * cols + a)] > h[size_t(b * cols + b)]; });
+  double mean_diag = 0;
+  for (int64_t i = 0; i < cols; ++i) mean_diag += h[size_t(i * cols + i)] / double(cols);
+  // [H (permuted, damped) | I] -> [I | H⁻¹] by Gauss-Jordan elimination.
+  std::vector<double> a(size_t(cols * 2 * cols), 0.0);
+  for (int64_t i = 0; i < cols; ++i) {
+    for (int64_t j = 0; j < cols; ++j) a[size_t(i * 2 * cols + j)] = h[size_t(order[size_t(i)] * cols + order[size_t(j)])];
+    a[size_t(i * 2 * cols + i)] += 0.01 * mean_diag;
+    a[size_t(i * 2 * cols + cols + i)] = 1.0;
+  }
+  for (int64_t c = 0; c < cols; ++c) {
+    const double p = a[size_t(c * 2 * cols + c)];
+    for (int64_t j = 0; j < 2 * cols; ++j) a[size_t(c * 2 * cols + j)] /= p;
+    for (int64_t r = 0; r < cols; ++r) {
+      if (r == c) continue;
+      const double f = a[size_t(r * 2 * cols + c)];
+      for (int64_t j = 0; j < 2 * cols; ++j) a[size_t(r * 2 * cols + j)] -= f * a[size_t(c * 2 * cols + j)];
+    }
+  }
+  std::vector<double> hinv(size_t(cols * cols));
+  for (int64_t i = 0; i < cols; ++i)
+    for (int64_t j = 0; j < cols; ++j) hinv[size_t(i * cols + j)] = a[size_t(i * 2 * cols + cols + j)];
+  std::vector<double> pw(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) pw[size_t(r * cols + c)] = w[size_t(r * cols + order[size_t(c)])];
+  std::vector<int8_t> want(w.size());
+  for (int64_t i = 0; i < cols; ++i) {
+    const double hii = hinv[size_t(i * cols + i)];
+    for (int64_t r = 0; r < rows; ++r) {
+      const double v = pw[size_t(r * cols + i)];
+      const double qi = std::clamp(std::nearbyint(v / 0.25), -7.0, 7.0);
+      want[size_t(r * cols + order[size_t(i)])] = int8_t(qi);
+      const double err = (v - qi * 0.25) / hii;
+      for (int64_t j = i + 1; j < cols; ++j) pw[size_t(r * cols + j)] -= err * hinv[size_t(i * cols + j)];
+    }
+    for (int64_t j = i + 1; j < cols; ++j)
+      for (int64_t k = i + 1; k < cols; ++k)
+        hinv[size_t(j * cols + k)] -= hinv[size_t(j * cols + i)] * hinv[size_t(i * cols + k)] / hii;
+  }
+  // Float updates against double ones: a value within rounding of a grid midpoint may go the
+  // other way, and the columns after it follow; nearly all must agree, and the output errors.
+  size_t same = 0;
+  for (size_t k = 0; k < q.size(); ++k) same += q[k] == want[k];
+  EXPECT_GE(double(same), 0.98 * double(q.size()));
+  const double e = quant::output_error(w, q, s, rows, cols, h), e_want = quant::output_error(w, want, s, rows, cols, h);
+  EXPECT_NEAR(e, e_want, 0.02 * e_want);
+}
+
 // ---- Hessians gathered by calibration ------------------------------------------------------------
 
 Model conv_model(int64_t group) {
@@ -188,6 +252,69 @@ TEST(InputHessian, ConvWindowsPerGroupMatchTheirDefinition) {
       const auto got = h.block(-1, gi, 0, false);
       for (int64_t i = 0; i < dim * dim; ++i) EXPECT_NEAR(got[size_t(i)], want[size_t(i)], 1e-3 * (1 + std::fabs(want[size_t(i)])));
     }
+  }
+}
+
+// x [rows, dim] @ W [dim, 8]: H gathers x's rows.
+Model matmul_model(int64_t rows, int64_t dim) {
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "matmul";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {rows, dim})};
+  m.graph.outputs = {test::tensor_info("y", DType::Float32, {})};
+  Tensor w(DType::Float32, {dim, 8});
+  std::mt19937 g(5);
+  std::normal_distribution<float> d(0, 1);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = d(g);
+  m.graph.initializers["W"] = w;
+  m.graph.nodes = {test::make_node("MatMul", {"x", "W"}, {"y"}, "matmul")};
+  return m;
+}
+
+// 600 columns: a 512-column block (four lower-triangle panels) and an 88-column one. 8 samples of
+// 300 rows, all taken (within the budget), alternate halves: each half queues 1200 vectors, added
+// part-way (873 fill a 2 MB queue) and at the end. Each entry against its sum in double over the
+// vectors themselves, within float accumulation's error (1e-4 of the sum of |x_i x_j|); entries at
+// the panels' edges and spread over both triangles.
+TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
+  const int64_t rows = 300, dim = 600;
+  const Model m = matmul_model(rows, dim);
+  quant::QuantOptions o;
+  o.type = quant::QuantType::Weight;
+  quant::HessianCollector c(m, o);
+  auto sample = [&](size_t i) {
+    Tensor x(DType::Float32, {rows, dim});
+    std::mt19937 g(300 + uint32_t(i));
+    std::uniform_real_distribution<float> d(-1, 1);
+    for (int64_t k = 0; k < x.numel(); ++k) x.data<float>()[k] = 0.5f + d(g);  // a shared mean, as after ReLU
+    return x;
+  };
+  const analysis::InputSamples s({{8, [&](size_t i) { return Value(sample(i)); }, [](size_t i) { return std::to_string(i); }}});
+  const auto& h = gathered(m, o, s, c);
+  ASSERT_EQ(h.dim, dim);
+  ASSERT_EQ(h.blocks(), 2);
+  std::vector<Tensor> xs;
+  for (size_t k = 0; k < 8; ++k) xs.push_back(sample(k));
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < dim; i += 23) at.push_back(i);
+  for (int64_t i : {127, 128, 255, 256, 383, 384, 511, 512, 513, 599}) at.push_back(i);
+  for (int half = 0; half < 2; ++half) {
+    EXPECT_EQ(h.vectors(half, 0), 4 * rows);
+    const std::vector<double> b0 = h.block(half, 0, 0, false), b1 = h.block(half, 0, 1, false);
+    for (int64_t i : at)
+      for (int64_t j : at) {
+        if ((i < 512) != (j < 512)) continue;  // only diagonal blocks are kept
+        double want = 0, bound = 0;
+        for (size_t k = size_t(half); k < 8; k += 2) {
+          const Tensor& x = xs[k];
+          for (int64_t r = 0; r < rows; ++r) {
+            const double a = x.data<float>()[r * dim + i], b = x.data<float>()[r * dim + j];
+            want += a * b, bound += std::fabs(a * b);
+          }
+        }
+        const double got = i < 512 ? b0[size_t(i * 512 + j)] : b1[size_t((i - 512) * 88 + (j - 512))];
+        EXPECT_NEAR(got, want, 1e-4 * bound) << "half " << half << " H[" << i << "][" << j << "]";
+      }
   }
 }
 
