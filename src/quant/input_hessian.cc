@@ -24,9 +24,10 @@ constexpr int64_t kSmallBlock = 32;
 // one product adds them all: sgemm's inner dimension is the vectors, and oneDNN runs a 512-column
 // block near its peak from some hundreds of them (AVX-512 core: about 70 GFLOP/s with 164, 120 with
 // 512), while one value of a 4x4 feature map gives 16.
-constexpr int64_t kQueueBytes = int64_t(2) << 20;
-// All queues together hold at most this much; past it, every queue is added and freed.
-constexpr size_t kQueuesHeldBytes = size_t(64) << 20;
+constexpr int64_t kQueueBytes = int64_t(1) << 20;
+// All queues together hold at most this much (ResNet-50's 54 weights: 82 MB); past it, every queue
+// is added and freed.
+constexpr size_t kQueuesHeldBytes = size_t(128) << 20;
 
 // At most `most` picks out of `count`, one in each of `most` equal strides, at a point within it
 // that moves with i and with the sample (golden-ratio steps): evenly spread, but not always the
@@ -216,7 +217,8 @@ void HessianCollector::add_windows(const Source& s, const Tensor& x, InputHessia
   std::vector<int64_t> offs(picks.size() * size_t(K));
   for (size_t r = 0; r < picks.size(); ++r) window_offsets_at(geom, picks[r] % O, offs.data() + r * size_t(K));
   const float* xd = x.data<float>();
-  std::vector<float> p(picks.size() * size_t(dim));
+  std::vector<float>& p = scratch_;  // reused: a fresh one a value costs its page faults
+  p.resize(picks.size() * size_t(dim));
   for (int64_t gi = 0; gi < group; ++gi) {
     for (size_t r = 0; r < picks.size(); ++r) {
       const int64_t batch = picks[r] / O;
@@ -247,7 +249,8 @@ void HessianCollector::add_rows(const Source& s, const Tensor& x, InputHessian& 
     for (int64_t v = 0; v < count; ++v)
       if ((v / after) % slices == slice) mine.push_back(v);
     const std::vector<int64_t> picks = spread(int64_t(mine.size()), hessian_vectors_per_value(dim, samples_), sample_);
-    std::vector<float> p(picks.size() * size_t(dim));
+    std::vector<float>& p = scratch_;
+    p.resize(picks.size() * size_t(dim));
     for (size_t r = 0; r < picks.size(); ++r)
       std::copy(xd + mine[size_t(picks[r])] * dim, xd + (mine[size_t(picks[r])] + 1) * dim, p.begin() + r * size_t(dim));
     queue(s.weight, h, slice, p.data(), int64_t(picks.size()));

@@ -84,6 +84,7 @@ class HessianCollector {
   std::map<WeightKey, InputHessian> hessians_;
   std::map<WeightKey, std::array<std::vector<std::vector<float>>, 2>> queued_;  // [half][slice]: [rows, dim]
   size_t held_bytes_ = 0;  // the queues' capacity
+  std::vector<float> scratch_;  // one value's picked vectors
   int half_ = 0;  // the sample's parity
   size_t samples_ = 1, sample_ = 0;
 };

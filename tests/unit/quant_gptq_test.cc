@@ -272,12 +272,12 @@ Model matmul_model(int64_t rows, int64_t dim) {
 }
 
 // 600 columns: a 512-column block (four lower-triangle panels) and an 88-column one. 8 samples of
-// 300 rows, all taken (within the budget), alternate halves: each half queues 1200 vectors, added
-// part-way (873 fill a 2 MB queue) and at the end. Each entry against its sum in double over the
+// 200 rows, all taken (within the budget), alternate halves: each half queues 800 vectors, added
+// part-way (436 fill a 1 MB queue: after 600) and at the end (200). Each entry against its sum in double over the
 // vectors themselves, within float accumulation's error (1e-4 of the sum of |x_i x_j|); entries at
 // the panels' edges and spread over both triangles.
 TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
-  const int64_t rows = 300, dim = 600;
+  const int64_t rows = 200, dim = 600;
   const Model m = matmul_model(rows, dim);
   quant::QuantOptions o;
   o.type = quant::QuantType::Weight;
