@@ -9,9 +9,13 @@
 //   attention   per Q/K/V: Reshape to [B,S,4,64] with the shape built by Shape, Gather,
 //               Unsqueeze, Concat; Transpose; MatMul Q*K^T; Div sqrt(64); Softmax; MatMul V;
 //               Transpose; Reshape back
+// With --attention-mask, a second input `attention_mask` int64 [1,128] (1 = attend, 0 = padding)
+// enters every layer's scores as Hugging Face's BERT adds it:
+//   scores + (1 - Cast(Unsqueeze(mask, [1, 2]), float)) * float32_lowest
 // Seeded weights (BERT's initializer: normal, stddev 0.02).
-//   ms_make_bert_like bert_like.onnx
+//   ms_make_bert_like bert_like.onnx [--attention-mask]
 #include <iostream>
+#include <limits>
 
 #include "formats/model_io.h"
 #include "synthetic_builder.h"
@@ -61,7 +65,15 @@ struct BertBuilder : SyntheticBuilder {
     return node("Concat", parts, {{"axis", Attribute::of_int(0)}});
   }
 
-  std::string attention(const std::string& x) {
+  // The additive [1,1,1,S] mask from the int64 attention_mask input.
+  std::string extended_mask() {
+    std::string m = node("Unsqueeze", {"attention_mask", ints({1, 2})});
+    m = node("Cast", {m}, {{"to", Attribute::of_int(static_cast<int64_t>(DType::Float32))}});
+    m = node("Sub", {scalar(1.f), m});
+    return node("Mul", {m, scalar(std::numeric_limits<float>::lowest())});
+  }
+
+  std::string attention(const std::string& x, const std::string& mask) {
     auto heads = [&](const std::string& t, std::vector<int64_t> perm) {
       std::string r = node("Reshape", {t, runtime_shape(t, {kHeads, kHeadDim})});
       return node("Transpose", {r}, {{"perm", ints_attr(std::move(perm))}});
@@ -70,6 +82,7 @@ struct BertBuilder : SyntheticBuilder {
     std::string k = heads(linear(x, kHidden, kHidden), {0, 2, 3, 1});
     std::string v = heads(linear(x, kHidden, kHidden), {0, 2, 1, 3});
     std::string scores = node("Div", {node("MatMul", {q, k}), scalar(8.f)});  // sqrt(head dim 64)
+    if (!mask.empty()) scores = node("Add", {scores, mask});
     std::string probs = node("Softmax", {scores}, {{"axis", Attribute::of_int(-1)}});
     std::string ctx = node("Transpose", {node("MatMul", {probs, v})}, {{"perm", ints_attr({0, 2, 1, 3})}});
     std::string merged = node("Reshape", {ctx, runtime_shape(x, {kHidden})});
@@ -80,8 +93,9 @@ struct BertBuilder : SyntheticBuilder {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: ms_make_bert_like OUT.onnx\n";
+  const bool with_mask = argc == 3 && std::string(argv[2]) == "--attention-mask";
+  if (argc != 2 && !with_mask) {
+    std::cerr << "usage: ms_make_bert_like OUT.onnx [--attention-mask]\n";
     return 2;
   }
   BertBuilder b;
@@ -90,9 +104,14 @@ int main(int argc, char** argv) {
   m.producer_name = "ms_make_bert_like";
   m.graph.name = "bert_like";
   m.graph.inputs = {{"input_embeds", TypeInfo::tensor(DType::Float32, Shape{1, kSeq, kHidden})}};
+  std::string mask;
+  if (with_mask) {
+    m.graph.inputs.push_back({"attention_mask", TypeInfo::tensor(DType::Int64, Shape{1, kSeq})});
+    mask = b.extended_mask();
+  }
   std::string x = b.layer_norm("input_embeds");
   for (int64_t l = 0; l < kLayers; ++l) {
-    x = b.layer_norm(b.node("Add", {x, b.attention(x)}));
+    x = b.layer_norm(b.node("Add", {x, b.attention(x, mask)}));
     std::string ffn = b.linear(b.gelu(b.linear(x, kHidden, kFfn)), kFfn, kHidden);
     x = b.layer_norm(b.node("Add", {x, ffn}));
   }

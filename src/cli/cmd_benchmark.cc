@@ -1,11 +1,14 @@
-// ms benchmark: latency of repeated inference (min/median/mean/p99), peak memory, and optionally
-// the accuracy of the outputs against reference files (mean relative error in percent, exit 1
-// above --accuracyThreshold) and a per-op time table (--timeProfiling).
+// ms benchmark: latency of repeated inference (min/median/mean/p99), peak memory, load and
+// optimize time, the share of the run on reference kernels, and optionally the accuracy of the
+// outputs against reference files (mean relative error in percent, exit 1 above
+// --accuracyThreshold), a per-op time table (--timeProfiling), a load test (--concurrency,
+// --duration) and batched throughput (--batch).
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +17,7 @@
 #include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "cli/feeds.h"
+#include "cli/load_test.h"
 #include "cli/session_model.h"
 #include "formats/io/tensor_file.h"
 #include "formats/model_io.h"
@@ -74,7 +78,9 @@ int cmd_benchmark(const Args& args) {
                "benchmark");
   std::string model_file, in_data, ref_files, format = "text";
   SessionModelFlags model_flags;
-  int loops = 100, warmup = 10;
+  int loops = 100, warmup = 10, concurrency = 0;
+  int64_t batch = 1;
+  double duration = 10;
   double threshold = 0.5;
   bool time_profiling = false;
   SessionOptions opts;
@@ -88,6 +94,12 @@ int cmd_benchmark(const Args& args) {
   app.add_option("--loopCount", loops, "timed runs (default 100)")->check(CLI::Range(1, 1000000));
   app.add_option("--warmUpLoopCount", warmup, "untimed runs first (default 10)")->check(CLI::Range(0, 1000000));
   app.add_option("--numThreads", opts.num_threads, "threads (default 2)")->check(CLI::Range(1, 1024));
+  app.add_option("--concurrency", concurrency,
+                 "load test after the timed runs: N requests in flight on one shared session; QPS and p50/p90/p99")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--duration", duration, "seconds the load test runs (default 10)")->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--batch", batch, "repeat each one-sample input B times along axis 0 (throughput per sample)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 20));
   app.add_flag("--timeProfiling", time_profiling, "also print per-op and per-op-type time, share, FLOPs, GFLOP/s");
   app.add_flag("--reference", opts.reference_kernels, "run only the reference kernels (the oracle)");
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -98,6 +110,8 @@ int cmd_benchmark(const Args& args) {
     const double session_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - session_start).count();
     auto feeds = read_feeds(session, in_data);
+    if (batch > 1) feeds = batch_feeds(session, feeds, batch);
+    if (app.count("--duration") && !concurrency) fail("--duration sets the length of the load test: give --concurrency N");
     std::vector<Tensor> refs;
     const auto ref_list = split_list(ref_files);
     if (!ref_list.empty()) {
@@ -128,6 +142,8 @@ int cmd_benchmark(const Args& args) {
       session.run(feeds, &profiles.back());
     }
     const ProfileSummary prof = summarize_profile(session.model(), profiles);  // the graph it ran (int8 rewrite)
+    std::optional<LoadTestResult> load;
+    if (concurrency) load = run_load_test(session, feeds, {concurrency, duration});
     nlohmann::json j = {{"model", model_file}, {"threads", opts.num_threads}, {"loops", loops}, {"warmup_loops", warmup},
                         {"min_ms", lat.min_ms}, {"median_ms", lat.median_ms}, {"mean_ms", lat.mean_ms},
                         {"p99_ms", lat.p99_ms}, {"max_ms", lat.max_ms}, {"peak_rss_mb", peak_rss_mb()},
@@ -135,6 +151,16 @@ int cmd_benchmark(const Args& args) {
                         {"kernels", opts.reference_kernels ? "reference" : "fast"}, {"optimize", prepared.level},
                         {"load_ms", prepared.load_ms}, {"optimize_ms", prepared.optimize_ms},
                         {"session_create_ms", session_ms}, {"reference_kernel_share", prof.reference_share}};
+    if (batch > 1) {
+      j["batch"] = batch;
+      j["samples_per_s"] = lat.median_ms > 0 ? 1000.0 * static_cast<double>(batch) / lat.median_ms : 0.0;
+    }
+    if (load)
+      j["load_test"] = {{"concurrency", concurrency}, {"session", "one shared session"}, {"duration_s", load->seconds},
+                        {"requests", load->requests}, {"qps", load->qps},
+                        {"samples_per_s", load->qps * static_cast<double>(batch)}, {"p50_ms", load->p50_ms},
+                        {"p90_ms", load->p90_ms}, {"p99_ms", load->p99_ms}, {"mean_ms", load->mean_ms},
+                        {"max_ms", load->max_ms}, {"peak_rss_mb", peak_rss_mb()}};
     bool accuracy_ok = true;
     if (!refs.empty()) {
       double total = 0;
@@ -170,6 +196,14 @@ int cmd_benchmark(const Args& args) {
       if (!refs.empty())
         std::cout << fmt::format("accuracy: mean relative error {:.6f}% {} threshold {}%\n",
                                  j["mean_relative_error_pct"].get<double>(), accuracy_ok ? "<=" : ">", threshold);
+      if (batch > 1)
+        std::cout << fmt::format("batch {}: {:.1f} samples/s at the median latency\n", batch, j["samples_per_s"].get<double>());
+      if (load)
+        std::cout << fmt::format("load test: {} requests in flight on one shared session, {:.1f} s: {} requests, "
+                                 "{:.1f} QPS{}; latency ms p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f}; peak RSS {:.1f} MB\n",
+                                 concurrency, load->seconds, load->requests, load->qps,
+                                 batch > 1 ? fmt::format(" ({:.1f} samples/s)", load->qps * static_cast<double>(batch)) : "",
+                                 load->p50_ms, load->p90_ms, load->p99_ms, load->max_ms, peak_rss_mb());
       if (time_profiling) std::cout << "\n" << profile_text(prof, 30);
     }
     if (!opts.reference_kernels && prof.reference_share > kReferenceShareWarning)

@@ -135,5 +135,37 @@ TEST_F(BenchmarkCli, ReferenceKernelTimeIsVisible) {
   EXPECT_NE(r.output.find("reference kernels:"), std::string::npos) << r.output;
 }
 
+// The load test: requests counted, QPS consistent with them, percentiles ordered; --batch on a
+// model with a fixed batch dimension and --duration without --concurrency are refused (exit 2).
+TEST_F(BenchmarkCli, LoadTestAndBatch) {
+  auto r = ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 2 --numThreads 1 --concurrency 2 --duration 0.5 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  const auto& l = j["load_test"];
+  ASSERT_TRUE(l.is_object()) << r.output;
+  EXPECT_EQ(l["concurrency"], 2);
+  EXPECT_GT(l["requests"].get<size_t>(), 2u);
+  EXPECT_NEAR(l["qps"].get<double>(), l["requests"].get<double>() / l["duration_s"].get<double>(), 1e-6);
+  EXPECT_GE(l["duration_s"].get<double>(), 0.5);
+  EXPECT_LE(l["p50_ms"].get<double>(), l["p90_ms"].get<double>());
+  EXPECT_LE(l["p90_ms"].get<double>(), l["p99_ms"].get<double>());
+
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 1 --batch 4");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("fixed first dimension"), std::string::npos) << r.output;
+  // The same model with a dynamic batch dimension takes the one-sample input as a batch of 4.
+  Model dynamic = load_model(path("m.onnx"));
+  dynamic.graph.inputs[0].type = TypeInfo::tensor(DType::Float32, std::vector<Dim>{Dim::symbol("N"), Dim::fixed(3), Dim::fixed(32), Dim::fixed(32)});
+  dynamic.graph.outputs[0].type = TypeInfo::tensor_unknown_shape(DType::Float32);
+  save_model(dynamic, path("dyn.onnx"), ModelFormat::Onnx);
+  r = ms("benchmark --modelFile " + path("dyn.onnx") + " --inDataFile " + path("x.npy") + " --loopCount 2 --batch 4 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["batch"], 4);
+  EXPECT_GT(j["samples_per_s"].get<double>(), 0.0);
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 1 --duration 2");
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
 }  // namespace
 }  // namespace ms::test
