@@ -3,7 +3,8 @@
 # model: the calibration time ms quant prints for SAMPLES samples, and SAMPLES times the mean
 # latency of `ms benchmark --loopCount SAMPLES` on the same model (same input shape, same thread
 # count). Rounds alternate (quant, benchmark, quant, ...) so that load from other processes hits
-# both alike; the medians over the rounds and their ratio (calibration / inference) are printed.
+# both alike; the medians over the rounds and their ratio (calibration / inference) are printed,
+# and with GPTQ (WEIGHT_QUANT) the median time of the rounding that follows calibration.
 #
 #   bench/quant_calibration.sh [BUILD_DIR]      (default build/; needs ms and ms_make_resnet_like)
 #   env: SAMPLES (200), THREADS ("1 2"), ROUNDS (1), MODELS ("resnet50 paddle_det"),
@@ -49,23 +50,25 @@ prepare() {
 json() { node -e "const j=JSON.parse(require('fs').readFileSync(0,'utf8'));console.log(j['$1'])"; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-printf '%-11s %7s %8s %13s %13s %7s\n' model threads samples calibration_s inference_s ratio
+printf '%-11s %7s %8s %13s %13s %7s %11s\n' model threads samples calibration_s inference_s ratio rounding_s
 for name in $MODELS; do
   read -r model input shape calib < <(prepare "$name") || continue
   one="$WORK/$name.one.npy"
   node "$HERE/make_input.js" "$one" "$shape" 7
   for t in $THREADS; do
-    : >"$WORK/calib.txt"; : >"$WORK/infer.txt"
+    : >"$WORK/calib.txt"; : >"$WORK/infer.txt"; : >"$WORK/round.txt"
     for r in $(seq "$ROUNDS"); do
       # --evalFile with one sample: the accuracy measurement after calibration is not timed here.
       out="$("$MS" quant --modelFile "$model" --inputFile "$calib" --evalFile "$one" --inputShape "$input:$shape" \
              --quantType "$QUANT" --calibMethod "$CALIB" --numThreads "$t" --outputFile "$WORK/$name.q.onnx" 2>/dev/null)"
       echo "$out" | sed -n 's/.*calibration: *[0-9]* sample(s) in \([0-9.]*\) s.*/\1/p' >>"$WORK/calib.txt"
+      echo "$out" | sed -n 's/.*GPTQ rounding: *[0-9]* weight(s) in \([0-9.]*\) s.*/\1/p' >>"$WORK/round.txt"
       out="$("$MS" benchmark --modelFile "$model" --inDataFile "$one" --numThreads "$t" --loopCount "$SAMPLES" \
              --warmUpLoopCount 5 --format json)"
       echo "$out" | json mean_ms | awk -v n="$SAMPLES" '{print $1 * n / 1000}' >>"$WORK/infer.txt"
     done
     c="$(median <"$WORK/calib.txt")"; i="$(median <"$WORK/infer.txt")"
-    printf '%-11s %7s %8s %13.2f %13.2f %7.2f\n' "$name" "$t" "$SAMPLES" "$c" "$i" "$(echo "$c / $i" | bc -l)"
+    g="$([ -s "$WORK/round.txt" ] && median <"$WORK/round.txt" || echo -)"
+    printf '%-11s %7s %8s %13.2f %13.2f %7.2f %11s\n' "$name" "$t" "$SAMPLES" "$c" "$i" "$(echo "$c / $i" | bc -l)" "$g"
   done
 done
