@@ -1,5 +1,6 @@
 #include "ops/resize_util.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ms {
@@ -99,7 +100,67 @@ AxisTaps axis_taps(int64_t in, int64_t out, double scale, double roi_start, doub
   return a;
 }
 
+// ONNX Runtime's coordinate transformations, in float32 as it computes them.
+float ort_coordinate(float x, float scale, float out, float in, const std::string& coord) {
+  if (coord == "half_pixel") return ((x + 0.5f) / scale) - 0.5f;
+  if (coord == "pytorch_half_pixel") return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+  if (coord == "align_corners") return out == 1 ? 0.0f : x * (in - 1) / (out - 1);
+  if (coord == "asymmetric") return x / scale;
+  return (x + 0.5f) / scale;  // tf_half_pixel_for_nn
+}
+
 }  // namespace
+
+bool bilinear_like_ort(const Shape& in, const Shape& out, const std::vector<double>& scales, const ResizeOptions& opt) {
+  static const char* const coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                       "tf_half_pixel_for_nn"};
+  if (opt.mode != "linear" || opt.antialias || opt.exclude_outside) return false;
+  if (std::find(std::begin(coords), std::end(coords), opt.coord) == std::end(coords)) return false;
+  if (in.size() != 2 && in.size() != 4) return false;
+  for (size_t d = 0; d + 2 < in.size(); ++d)
+    if (out[d] != in[d] || scales[d] != 1.0) return false;
+  return true;
+}
+
+BilinearAxis bilinear_axis(int64_t in, int64_t out, double scale, const std::string& coord) {
+  BilinearAxis a;
+  // A scale from sizes is out / in in double; rounded to float it is float(out) / float(in), what ONNX
+  // Runtime computes (double has more than 2 * 24 + 2 bits, so the double rounding is innocuous).
+  const auto s = static_cast<float>(scale);
+  for (int64_t o = 0; o < out; ++o) {
+    // The resized length is the spec's in * scale, not ONNX Runtime's integer output size: the two differ
+    // only when in * scale is fractional (align_corners downsampling by 0.6: ONNX's backend case
+    // resize_downsample_scales_linear_align_corners, which ONNX Runtime fails), and there the spec wins.
+    const auto length = static_cast<float>(static_cast<double>(in) * scale);
+    float x = s == 1 ? static_cast<float>(o) : ort_coordinate(static_cast<float>(o), s, length, static_cast<float>(in), coord);
+    x = std::max(0.0f, std::min(x, static_cast<float>(in - 1)));
+    const int64_t lo = std::min<int64_t>(static_cast<int64_t>(x), in - 1), hi = std::min<int64_t>(lo + 1, in - 1);
+    a.lo.push_back(lo);
+    a.hi.push_back(hi);
+    // The weight of one tap is the distance to the other.
+    a.w_lo.push_back(lo == hi ? 0.5f : std::fabs(x - static_cast<float>(hi)));
+    a.w_hi.push_back(lo == hi ? 0.5f : std::fabs(x - static_cast<float>(lo)));
+  }
+  return a;
+}
+
+void bilinear_rows(const float* x, float* y, int64_t h, int64_t w, const BilinearAxis& rows, const BilinearAxis& cols,
+                   int64_t row_begin, int64_t row_end) {
+  const auto oh = static_cast<int64_t>(rows.lo.size()), ow = static_cast<int64_t>(cols.lo.size());
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t plane = row / oh, o = row % oh;
+    const float* r_lo = x + (plane * h + rows.lo[o]) * w;
+    const float* r_hi = x + (plane * h + rows.hi[o]) * w;
+    const float wy_lo = rows.w_lo[o], wy_hi = rows.w_hi[o];
+    float* dst = y + row * ow;
+    for (int64_t c = 0; c < ow; ++c) {
+      const int64_t c_lo = cols.lo[c], c_hi = cols.hi[c];
+      // Left to right, every product and sum rounded to float32 (no contraction: see CMakeLists.txt).
+      dst[c] = cols.w_lo[c] * wy_lo * r_lo[c_lo] + cols.w_hi[c] * wy_lo * r_lo[c_hi] +
+               cols.w_lo[c] * wy_hi * r_hi[c_lo] + cols.w_hi[c] * wy_hi * r_hi[c_hi];
+    }
+  }
+}
 
 std::vector<std::vector<ResampleTap>> resample_axis_taps(int64_t in, int64_t out, double scale, const ResizeOptions& opt,
                                                          const std::string& label) {
@@ -117,6 +178,13 @@ Tensor resample(const Tensor& x, const Shape& out, const std::vector<double>& sc
     axes.push_back(axis_taps(x.dim(d), out[d], scales[d], rs, re, opt, label));
   }
   Tensor y(x.dtype(), out);
+  if (x.dtype() == DType::Float32 && bilinear_like_ort(x.shape(), out, scales, opt)) {
+    const int64_t h = x.dim(int(r) - 2), w = x.dim(int(r) - 1);
+    const auto rows = bilinear_axis(h, out[r - 2], scales[r - 2], opt.coord);
+    const auto cols = bilinear_axis(w, out[r - 1], scales[r - 1], opt.coord);
+    bilinear_rows(x.data<float>(), y.data<float>(), h, w, rows, cols, 0, y.numel() / std::max<int64_t>(out[r - 1], 1));
+    return y;
+  }
   const auto in_strides = strides_of(x.shape());
   dispatch_all_numeric(x.dtype(), label, [&](auto tag) {
     using T = typename decltype(tag)::type;

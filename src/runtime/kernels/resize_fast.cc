@@ -8,7 +8,9 @@
 //   segmentation heads do): the taps of both axes come from the reference's own tap computation
 //   (ops/resize_util.h), so coordinates agree exactly, and each output row is
 //     y[p, oh, :] = sum_h w_h * sum_w w_w * x[p, ih_h, iw_w]
-//   accumulated in float32 (the reference accumulates in double; results agree to rounding).
+//   accumulated in float32 (the reference accumulates in double; results agree to rounding);
+//   bilinear on a rank-2 or NCHW input is ONNX Runtime's arithmetic, shared with the reference
+//   (ops/resize_util.h: bilinear_rows), so both give the same bits.
 // Other forms stay on the reference.
 #include <cmath>
 #include <mutex>
@@ -143,6 +145,11 @@ class FastResizeSeparable : public FastKernel {
     std::lock_guard<std::mutex> lock(mu_);
     if (x.shape() != in_shape_ || out != out_shape_ || scales != scales_) {
       const int64_t H = x.dim(-2), W = x.dim(-1);
+      bilinear_ = bilinear_like_ort(x.shape(), out, scales, opt_);
+      if (bilinear_) {
+        bi_rows_ = bilinear_axis(H, out[r - 2], scales[r - 2], opt_.coord);
+        bi_cols_ = bilinear_axis(W, out[r - 1], scales[r - 1], opt_.coord);
+      }
       rows_ = flatten(resample_axis_taps(H, out[r - 2], scales[r - 2], opt_, label_));
       cols_ = flatten(resample_axis_taps(W, out[r - 1], scales[r - 1], opt_, label_));
       in_shape_ = x.shape();
@@ -153,6 +160,13 @@ class FastResizeSeparable : public FastKernel {
     const float* px = x.data<float>();
     float* py = y.data<float>();
     const int64_t H = x.dim(-2), W = x.dim(-1), OH = out[r - 2], OW = out[r - 1];
+    if (bilinear_) {
+      parallel_chunks(y.numel() / OW, [&](int64_t begin, int64_t end) {
+        bilinear_rows(px, py, H, W, bi_rows_, bi_cols_, begin, end);
+      }, OW * 4);
+      ctx.set_output(0, std::move(y));
+      return true;
+    }
     const int64_t kh = rows_.per_output, kw = cols_.per_output;
     const int64_t* ci = cols_.idx.data();
     const float* cw = cols_.w.data();
@@ -184,6 +198,8 @@ class FastResizeSeparable : public FastKernel {
   Shape in_shape_, out_shape_;
   std::vector<double> scales_;
   FlatTaps rows_, cols_;
+  bool bilinear_ = false;  // ONNX Runtime's bilinear form (bi_rows_, bi_cols_) instead of the taps
+  BilinearAxis bi_rows_, bi_cols_;
 };
 
 std::unique_ptr<FastKernel> make_resize(const KernelBuildInfo& info) {
