@@ -200,5 +200,20 @@ TEST(FastCast, SameTypeAndHalfConversions) {
   }
 }
 
+// Pow by a constant 2, 0.5 or 1 on the vector loops (exactly the reference's values: x*x, sqrt
+// and x are correctly rounded in both); other exponents stay on the reference, still correct.
+TEST(FastPow, ConstantExponents) {
+  for (float e : {2.f, 0.5f, 1.f, 3.f}) {
+    ModelSpec s;
+    s.nodes = {make_node("Pow", {"x", "e"}, {"y"})};
+    s.weights["e"] = Tensor::scalar<float>(e);
+    s.inputs = {{"x", random_tensor({3, 33, 7}, 70, 0.f, 4.f)}};
+    s.outputs = {"y"};
+    SCOPED_TRACE(e);
+    if (e == 3.f) check_against_reference(s, {}, 1e-6, 0);
+    else check_against_reference(s, {"Pow"}, 0, 0);
+  }
+}
+
 }  // namespace
 }  // namespace ms::test

@@ -8,7 +8,7 @@ namespace ms::rt {
 
 enum class BinaryOp { Add, Sub, Mul, Div, Count };
 // Affine: y = alpha * x + beta (a per-channel scale and shift, e.g. inference BatchNormalization).
-enum class UnaryOp { Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Exp, Neg, Sqrt, Affine, Count };
+enum class UnaryOp { Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Exp, Neg, Sqrt, Affine, Square, Count };
 
 // How the two operands of one contiguous run are laid out.
 enum class Operands { BothVectors, ScalarB, ScalarA, Count };
