@@ -342,9 +342,12 @@ function uint8Net(b) {
 // QuantizeLinear rounds them to even, and the int8->int8 QUANTIZE in front of CONCATENATION
 // requantizes with an 8-bit fixed-point multiplier (input/output scale 0.3862 becomes 99/256), one
 // step off where the exact product is within 0.01 of a rounding boundary. A value that is one step
-// off twice is two off (concat); a FULLY_CONNECTED over 384 such values three (embedding).
+// off twice is two off (concat); a FULLY_CONNECTED over 384 such values five (embedding): mstools
+// computes a float bilinear Resize in ONNX Runtime's float32 arithmetic (src/ops/resize_util.cc),
+// whose coordinates and weights are rounded, so the exact ties above become near-ties that fall
+// either way, and more of the 384 inputs are a step off.
 const NETS = [
-  { name: 'int8_cnn', type: 'INT8', net: int8Net, seed: 7, tolerance_steps: [1, 3, 2, 1] },
+  { name: 'int8_cnn', type: 'INT8', net: int8Net, seed: 7, tolerance_steps: [1, 5, 2, 1] },
   { name: 'uint8_mobilenet', type: 'UINT8', net: uint8Net, seed: 11, tolerance_steps: [1, 1, 1] },
 ];
 

@@ -54,6 +54,7 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     // Ahead of the general Cast kernel, which accepts every Cast node and leaves integers to the reference.
     register_int_cast_kernels(r);
     register_cast_kernels(r);
+    register_reduce_kernels(r);
     return r;
   }();
   return reg;

@@ -123,5 +123,6 @@ void register_gather_kernels(FastKernelRegistry& r);
 void register_rnn_kernels(FastKernelRegistry& r);
 void register_int_cast_kernels(FastKernelRegistry& r);
 void register_cast_kernels(FastKernelRegistry& r);
+void register_reduce_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt

@@ -107,24 +107,26 @@ class FastResizeNearest : public FastKernel {
   std::vector<std::vector<int64_t>> index_;  // per axis: input index of each output index
 };
 
-// Taps of one axis flattened to a fixed count per output index (short rows padded with weight 0
-// at index 0), so the inner loops have no branches.
+// Taps of one axis flattened to a fixed stride per output index; `count` says how many are real.
 struct FlatTaps {
-  int64_t per_output = 0;
-  std::vector<int64_t> idx;
-  std::vector<float> w;
+  int64_t stride = 0;
+  std::vector<int64_t> count, idx;
+  std::vector<double> w;
 };
 
 FlatTaps flatten(const std::vector<std::vector<ResampleTap>>& taps) {
   FlatTaps f;
-  for (const auto& t : taps) f.per_output = std::max<int64_t>(f.per_output, static_cast<int64_t>(t.size()));
-  f.idx.assign(taps.size() * f.per_output, 0);
-  f.w.assign(taps.size() * f.per_output, 0.f);
-  for (size_t o = 0; o < taps.size(); ++o)
+  for (const auto& t : taps) f.stride = std::max<int64_t>(f.stride, static_cast<int64_t>(t.size()));
+  f.count.resize(taps.size());
+  f.idx.assign(taps.size() * f.stride, 0);
+  f.w.assign(taps.size() * f.stride, 0.0);
+  for (size_t o = 0; o < taps.size(); ++o) {
+    f.count[o] = static_cast<int64_t>(taps[o].size());
     for (size_t k = 0; k < taps[o].size(); ++k) {
-      f.idx[o * f.per_output + k] = taps[o][k].idx;
-      f.w[o * f.per_output + k] = static_cast<float>(taps[o][k].w);
+      f.idx[o * f.stride + k] = taps[o][k].idx;
+      f.w[o * f.stride + k] = taps[o][k].w;
     }
+  }
   return f;
 }
 
@@ -167,26 +169,27 @@ class FastResizeSeparable : public FastKernel {
       ctx.set_output(0, std::move(y));
       return true;
     }
-    const int64_t kh = rows_.per_output, kw = cols_.per_output;
-    const int64_t* ci = cols_.idx.data();
-    const float* cw = cols_.w.data();
+    // Each output sums its taps in the reference's order (row taps outer, column taps inner) and
+    // precision (double), so the two agree to the bit; a requantizing consumer would otherwise
+    // see a rounding flip now and then.
+    const int64_t sh = rows_.stride, sw = cols_.stride;
     parallel_chunks(y.numel() / OW, [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const int64_t plane = row / OH, oh = row % OH;
+        const float* src = px + plane * H * W;
         float* dst = py + row * OW;
-        std::fill(dst, dst + OW, 0.f);
-        for (int64_t t = 0; t < kh; ++t) {
-          const float wh = rows_.w[oh * kh + t];
-          if (wh == 0.f) continue;
-          const float* src = px + (plane * H + rows_.idx[oh * kh + t]) * W;
-          for (int64_t o = 0; o < OW; ++o) {
-            float acc = 0.f;
-            for (int64_t k = 0; k < kw; ++k) acc += cw[o * kw + k] * src[ci[o * kw + k]];
-            dst[o] += wh * acc;
+        for (int64_t o = 0; o < OW; ++o) {
+          double acc = 0;
+          for (int64_t t = 0; t < rows_.count[oh]; ++t) {
+            const double wh = rows_.w[oh * sh + t];
+            const float* line = src + rows_.idx[oh * sh + t] * W;
+            for (int64_t k = 0; k < cols_.count[o]; ++k)
+              acc += wh * cols_.w[o * sw + k] * static_cast<double>(line[cols_.idx[o * sw + k]]);
           }
+          dst[o] = static_cast<float>(acc);
         }
       }
-    }, OW * kh * kw);
+    }, OW * sh * sw);
     ctx.set_output(0, std::move(y));
     return true;
   }
