@@ -18,7 +18,7 @@ void check_binary(const std::string& op, const Shape& a, const Shape& b, bool b_
 }
 
 TEST(FastBinary, SameShapesAndOddSizes) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
     check_binary(op, {7}, {7});
     check_binary(op, {2, 3, 17, 19}, {2, 3, 17, 19});
     check_binary(op, {1, 100003}, {1, 100003});  // large enough to be split between threads
@@ -26,7 +26,7 @@ TEST(FastBinary, SameShapesAndOddSizes) {
 }
 
 TEST(FastBinary, Broadcasting) {
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
     check_binary(op, {1, 24, 13, 11}, {1, 24, 1, 1}, true);  // per-channel
     check_binary(op, {1, 24, 1, 1}, {1, 24, 13, 11});        // per-channel on the left
     check_binary(op, {3, 128, 33}, {33});                     // row bias
@@ -258,6 +258,34 @@ TEST(FastReduce, ConsecutiveAxes) {
             else EXPECT_EQ(got[k], want[k]) << k;
           }
         }
+}
+
+// Max/Min: NaN from either side wins, as in the reference (numpy.maximum); equal values keep the
+// first operand (visible as the sign of zero).
+TEST(FastBinary, MaxMinNanAndSignedZero) {
+  for (const char* op : {"Max", "Min"}) {
+    ModelSpec s;
+    s.nodes = {make_node(op, {"a", "b"}, {"y"})};
+    Tensor a = Tensor::from_vector<float>({std::nanf(""), 1.f, -0.f, 2.f, 0.f}, {5});
+    Tensor b = Tensor::from_vector<float>({1.f, std::nanf(""), 0.f, -3.f, -0.f}, {5});
+    s.inputs = {{"a", a}, {"b", b}};
+    s.outputs = {"y"};
+    auto model = build_model(s);
+    SessionOptions ref_opts;
+    ref_opts.reference_kernels = true;
+    const std::vector<Value> feeds{Value(a), Value(b)};
+    const Tensor want = Session(model, ref_opts).run(feeds)[0].tensor;
+    Session fast(model);
+    RunProfile prof;
+    const Tensor got = fast.run(feeds, &prof)[0].tensor;
+    EXPECT_NE(prof.nodes[0].kernel, kReferenceKernel) << op;
+    for (int k = 0; k < 5; ++k) {
+      const float g = got.data<float>()[k], w = want.data<float>()[k];
+      if (std::isnan(w)) EXPECT_TRUE(std::isnan(g)) << op << " " << k;
+      else EXPECT_EQ(std::signbit(g), std::signbit(w)) << op << " " << k;
+      if (!std::isnan(w)) EXPECT_EQ(g, w) << op << " " << k;
+    }
+  }
 }
 
 }  // namespace

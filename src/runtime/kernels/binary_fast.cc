@@ -1,4 +1,4 @@
-// Add, Sub, Mul, Div on float32 with numpy broadcasting. The shapes are reduced to the fewest
+// Add, Sub, Mul, Div and two-input Max, Min on float32 with numpy broadcasting. The shapes are reduced to the fewest
 // dimensions (adjacent axes that broadcast alike merge), so per-channel scales ([1,C,1,1]), row
 // biases ([N]) and scalars all become contiguous vectorized runs (vec_loops.h) in an outer loop
 // that OpenMP splits between the threads.
@@ -167,7 +167,9 @@ bool may_block(const KernelBuildInfo& info, size_t i) {
 
 FastKernelFactory factory(BinaryOp op) {
   return [op](const KernelBuildInfo& info) -> std::unique_ptr<FastKernel> {
-    if (!info.maybe_f32(0) || !info.maybe_f32(1)) return nullptr;
+    // Max and Min are variadic; the two-input form is the common one (x with a bound or a
+    // scaled copy of itself).
+    if (info.node.inputs.size() != 2 || !info.maybe_f32(0) || !info.maybe_f32(1)) return nullptr;
     return std::make_unique<FastBinary>(op, std::array<bool, 2>{may_block(info, 0), may_block(info, 1)});
   };
 }
@@ -179,6 +181,8 @@ void register_binary_kernels(FastKernelRegistry& r) {
   r.add("", "Sub", factory(BinaryOp::Sub));
   r.add("", "Mul", factory(BinaryOp::Mul));
   r.add("", "Div", factory(BinaryOp::Div));
+  r.add("", "Max", factory(BinaryOp::Max));
+  r.add("", "Min", factory(BinaryOp::Min));
 }
 
 }  // namespace ms::rt
