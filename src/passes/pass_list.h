@@ -21,6 +21,7 @@ std::unique_ptr<Pass> make_fold_transpose_into_gemm();
 std::unique_ptr<Pass> make_fuse_layer_norm();
 std::unique_ptr<Pass> make_fuse_gelu();
 std::unique_ptr<Pass> make_fuse_hard_swish();
+std::unique_ptr<Pass> make_fuse_leaky_relu();
 std::unique_ptr<Pass> make_fuse_attention();
 std::unique_ptr<Pass> make_fuse_activation();
 std::unique_ptr<Pass> make_fuse_quantized_conv();

@@ -27,6 +27,8 @@ std::vector<std::unique_ptr<Pass>> general_pipeline() {
   p.push_back(make_fuse_gelu());
   // HardSwish spelled out (x * Clip(x + 3, 0, 6) / 6) must be one node for fuse_activation too.
   p.push_back(make_fuse_hard_swish());
+  // Likewise tf.maximum(x, a * x).
+  p.push_back(make_fuse_leaky_relu());
   // Needs the constant Reshape shapes of fold_constants.
   p.push_back(make_fuse_attention());
   // BatchNormalization sits between Conv and its activation: fold it before fusing activations.
