@@ -66,6 +66,7 @@ TEST(FastUnary, Activations) {
   check_unary("Exp", {}, -80, 80);
   check_unary("Neg");
   check_unary("Sqrt", {}, 0, 100);
+  check_unary("Log", {}, 1e-6f, 1000);
   check_unary("Clip", {}, -10, 10, {Tensor::scalar<float>(0.f), Tensor::scalar<float>(6.f)});
   check_unary("Clip", {}, -10, 10, {Tensor::scalar<float>(-1.5f)});
 }

@@ -1,5 +1,5 @@
 // Elementwise activations and unary math on float32 (Relu, LeakyRelu, Clip, Sigmoid, Tanh,
-// HardSigmoid, HardSwish, Exp, Neg, Sqrt, and Pow by a constant 2, 0.5 or 1: the power spectra
+// HardSigmoid, HardSwish, Exp, Neg, Sqrt, Log, and Pow by a constant 2, 0.5 or 1: the power spectra
 // and RMS norms audio front ends and transformers spell with Pow): vectorized loops (vec_loops.h)
 // over chunks that the threads share.
 #include <limits>
@@ -93,6 +93,7 @@ void register_unary_kernels(FastKernelRegistry& r) {
   r.add("", "Exp", factory(UnaryOp::Exp));
   r.add("", "Neg", factory(UnaryOp::Neg));
   r.add("", "Sqrt", factory(UnaryOp::Sqrt));
+  r.add("", "Log", factory(UnaryOp::Log));
 }
 
 }  // namespace ms::rt

@@ -9,7 +9,7 @@ namespace ms::rt {
 // Max/Min: NaN propagates from either side, ties keep the first operand (as the reference).
 enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, Count };
 // Affine: y = alpha * x + beta (a per-channel scale and shift, e.g. inference BatchNormalization).
-enum class UnaryOp { Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Exp, Neg, Sqrt, Affine, Square, Count };
+enum class UnaryOp { Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid, HardSwish, Exp, Neg, Sqrt, Affine, Square, Log, Count };
 
 // How the two operands of one contiguous run are laid out.
 enum class Operands { BothVectors, ScalarB, ScalarA, Count };
