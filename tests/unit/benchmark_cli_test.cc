@@ -111,6 +111,16 @@ TEST_F(BenchmarkCli, OptimizesAtLoadAndReportsTheReferenceShare) {
   r = ms("benchmark --modelFile " + path("m.onnx") + " --optimize fastest");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--optimize"), std::string::npos) << r.output;
+  // Half-precision compute is not built: refused (exit 3, naming what is missing), not run in fp32.
+  for (const char* cmd : {"benchmark", "run", "profile"}) {
+    const std::string out = std::string(cmd) == "run" ? " --outputDir " + path("out_bf16") : "";
+    r = ms(std::string(cmd) + " --modelFile " + path("m.onnx") + " --precision bf16" + out);
+    EXPECT_EQ(r.code, 3) << cmd << ": " << r.output;
+    EXPECT_NE(r.output.find("half precision is not built"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("out_bf16")));
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --precision fp32 --loopCount 1");
+  EXPECT_EQ(r.code, 0) << r.output;
 }
 
 // An op without a fast kernel (CumSum) taking most of the run: the share says so, the text output
