@@ -1,6 +1,7 @@
 #include "cli/session_model.h"
 
 #include <chrono>
+#include <iostream>
 
 #include "cli/convert_common.h"
 #include "core/error.h"
@@ -49,13 +50,24 @@ SessionModel load_session_model(const std::string& path, const SessionModelFlags
   s.load_ms = ms_since(t0);
   s.nodes_before = m.graph.nodes.size();
   t0 = std::chrono::steady_clock::now();
-  if (s.level != "none") s.half_precision_changes = passes::lower_half_precision(m);
-  if (s.level == "basic") passes::run_basic_pipeline(m);
-  if (s.level == "cpu") {
-    passes::OptimizeOptions o;
-    o.level = "cpu";
-    o.ctx.input_shapes = input_shape_map(flags.input_shape);
-    passes::optimize_model(m, o);
+  try {
+    if (s.level != "none") s.half_precision_changes = passes::lower_half_precision(m);
+    if (s.level == "basic") passes::run_basic_pipeline(m);
+    if (s.level == "cpu") {
+      passes::OptimizeOptions o;
+      o.level = "cpu";
+      o.ctx.input_shapes = input_shape_map(flags.input_shape);
+      passes::optimize_model(m, o);
+    }
+  } catch (const Error& e) {
+    // A level the user asked for must work; the default one must not stop a model that runs as
+    // written, but the user is told (the passes' failure is a defect to report).
+    if (flags.optimize_given) throw;
+    std::cerr << fmt::format("warning: preparing {} at --optimize {} failed ({}); running it as written\n", path,
+                             s.level, e.what());
+    s.level = "none";
+    s.half_precision_changes = 0;
+    m = load_with_input_shapes(path, flags.input_shape);
   }
   s.optimize_ms = ms_since(t0);
   s.nodes_after = m.graph.nodes.size();

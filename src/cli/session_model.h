@@ -41,7 +41,9 @@ struct SessionModel {
 };
 
 // Loads `path` and prepares it at `flags.optimize`, or at `default_level` when the flag was not
-// given (a command that pairs tensors by name, or runs the reference oracle, passes "none").
+// given (a command that pairs tensors by name, or runs the reference oracle, passes "none"). When
+// preparing at the default level fails, the model runs as written after a warning on stderr (the
+// returned level says "none"); a level the user gave fails the command.
 SessionModel load_session_model(const std::string& path, const SessionModelFlags& flags,
                                 const std::string& default_level = "cpu");
 
