@@ -63,6 +63,7 @@ ProfileSummary summarize_profile(const Model& model, const std::vector<RunProfil
   }
   const double n = static_cast<double>(runs.size());
   p.wall_ms /= n;
+  for (const auto& run : runs) p.reference_ms += run.body_reference_us / 1000.0 / n;
   std::map<std::string, OpTypeProfile> types;
   for (auto& np : p.nodes) {
     np.ms /= n;

@@ -43,8 +43,9 @@ struct ProfileSummary {
   size_t weight_bytes = 0;      // initializers
   size_t max_scratch_bytes = 0;
   size_t fast_nodes = 0;
-  // Time on reference kernels (kernel "reference"; control-flow nodes, whose bodies run on the
-  // same kernel choice, are not counted) and its share of the summed node time.
+  // Time on reference kernels (nodes marked "reference", and the nodes of If/Loop/Scan bodies on
+  // reference kernels, whose time is inside their control-flow node's) and its share of the
+  // summed node time.
   double reference_ms = 0, reference_share = 0;
   size_t reference_nodes = 0;
 };

@@ -56,6 +56,9 @@ struct RunProfile {
   std::vector<NodeRun> nodes;
   double wall_us = 0;
   size_t arena_bytes = 0;  // the activation arena the run used (0: none)
+  // Time of If/Loop/Scan body nodes that ran on reference kernels (part of their control-flow
+  // node's duration above), so that a fallback inside a body is not hidden.
+  double body_reference_us = 0;
 };
 
 // Hands chosen values to the caller as they are produced (calibration observes activations so):

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "analysis/profile.h"
 #include "fast_kernels_util.h"
 #include "formats/io/tensor_file.h"
 #include "formats/model_io.h"
@@ -175,6 +176,37 @@ TEST_F(BenchmarkCli, LoadTestAndBatch) {
   EXPECT_GT(j["samples_per_s"].get<double>(), 0.0);
   r = ms("benchmark --modelFile " + path("m.onnx") + " --loopCount 1 --duration 2");
   EXPECT_EQ(r.code, 2) << r.output;
+}
+
+// A reference kernel inside an If body (CumSum, no fast kernel) is counted in the run's reference
+// time although the main graph shows only the If node.
+TEST(RunProfileBodies, ReferenceTimeInsideAnIfIsCounted) {
+  auto body = std::make_shared<Graph>();
+  body->name = "then";
+  Node cum = make_node("CumSum", {"x", "axis"}, {"c"});
+  body->nodes = {cum};
+  body->outputs = {{"c", TypeInfo::tensor_unknown_shape(DType::Float32)}};
+  auto other = std::make_shared<Graph>();
+  other->name = "else";
+  other->nodes = {make_node("Identity", {"x"}, {"e"})};
+  other->outputs = {{"e", TypeInfo::tensor_unknown_shape(DType::Float32)}};
+  ModelSpec s;
+  Node n = make_node("If", {"cond"}, {"y"});
+  n.attrs["then_branch"] = Attribute::of_graph(body);
+  n.attrs["else_branch"] = Attribute::of_graph(other);
+  s.nodes = {n};
+  s.weights["axis"] = Tensor::scalar<int64_t>(1);
+  s.inputs = {{"cond", Tensor::scalar<bool>(true)}, {"x", random_tensor({64, 4096}, 5)}};
+  s.outputs = {"y"};
+  Session session(build_model(s));
+  std::vector<Value> feeds;
+  for (const auto& [name, t] : s.inputs) feeds.emplace_back(t);
+  RunProfile prof;
+  session.run(feeds, &prof);
+  ASSERT_EQ(prof.nodes.size(), 1u);
+  EXPECT_EQ(prof.nodes[0].kernel, kControlFlowKernel);
+  EXPECT_GT(prof.body_reference_us, 0.5 * prof.nodes[0].duration_us);
+  EXPECT_GT(summarize_profile(session.model(), {prof}).reference_share, 0.5);
 }
 
 }  // namespace
