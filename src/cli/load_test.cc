@@ -85,10 +85,10 @@ std::vector<Value> batch_feeds(const Session& session, const std::vector<Value>&
       continue;
     }
     if (t.dim(0) != 1) fail("--batch {}: input '{}' holds a batch of {} already; give one sample", batch, info.name, t.dim(0));
+    if (t.dtype() == DType::String) fail("--batch: input '{}' is a string tensor", info.name);
     Shape s = t.shape();
     s[0] = batch;
     Tensor b(t.dtype(), s);
-    if (t.dtype() == DType::String) fail("--batch: input '{}' is a string tensor", info.name);
     for (int64_t k = 0; k < batch; ++k)
       std::memcpy(static_cast<char*>(b.raw()) + k * t.nbytes(), t.raw(), t.nbytes());
     out.emplace_back(b);

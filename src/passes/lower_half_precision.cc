@@ -78,7 +78,7 @@ void rename_uses(Model& m, const std::string& from, const std::string& to) {
   });
 }
 
-std::string fresh_name(const Graph& g, const std::string& base, std::set<std::string>& taken) {
+std::string fresh_name(const std::string& base, std::set<std::string>& taken) {
   std::string name = base;
   for (int k = 1; taken.count(name); ++k) name = base + "_" + std::to_string(k);
   taken.insert(name);
@@ -116,9 +116,9 @@ size_t lower_half_precision(Model& m) {
   std::vector<Node> front, back;
   for (const auto& v : g.inputs) {
     if (!is_half(v.type.dtype) || v.type.kind != TypeInfo::Kind::Tensor) continue;
-    const std::string wide = fresh_name(g, v.name + "_float32", taken);
+    const std::string wide = fresh_name(v.name + "_float32", taken);
     rename_uses(m, v.name, wide);
-    front.push_back(cast_node(fresh_name(g, v.name + "_to_float32", taken), v.name, wide, DType::Float32));
+    front.push_back(cast_node(fresh_name(v.name + "_to_float32", taken), v.name, wide, DType::Float32));
   }
   for (const auto& v : g.outputs) {
     if (!is_half(v.type.dtype) || v.type.kind != TypeInfo::Kind::Tensor) continue;
@@ -127,11 +127,11 @@ size_t lower_half_precision(Model& m) {
       for (auto& o : n.outputs)
         if (o == v.name) producer = &n;
     if (!producer) continue;  // a graph input or a (kept) initializer passed straight through
-    const std::string wide = fresh_name(g, v.name + "_float32", taken);
+    const std::string wide = fresh_name(v.name + "_float32", taken);
     rename_uses(m, v.name, wide);
     for (auto& o : producer->outputs)
       if (o == v.name) o = wide;
-    back.push_back(cast_node(fresh_name(g, v.name + "_to_" + std::string(dtype_name(v.type.dtype)), taken), wide,
+    back.push_back(cast_node(fresh_name(v.name + "_to_" + std::string(dtype_name(v.type.dtype)), taken), wide,
                              v.name, v.type.dtype));
   }
   changed += front.size() + back.size();

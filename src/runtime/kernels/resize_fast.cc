@@ -151,9 +151,10 @@ class FastResizeSeparable : public FastKernel {
       if (bilinear_) {
         bi_rows_ = bilinear_axis(H, out[r - 2], scales[r - 2], opt_.coord);
         bi_cols_ = bilinear_axis(W, out[r - 1], scales[r - 1], opt_.coord);
+      } else {
+        rows_ = flatten(resample_axis_taps(H, out[r - 2], scales[r - 2], opt_, label_));
+        cols_ = flatten(resample_axis_taps(W, out[r - 1], scales[r - 1], opt_, label_));
       }
-      rows_ = flatten(resample_axis_taps(H, out[r - 2], scales[r - 2], opt_, label_));
-      cols_ = flatten(resample_axis_taps(W, out[r - 1], scales[r - 1], opt_, label_));
       in_shape_ = x.shape();
       out_shape_ = out;
       scales_ = scales;
