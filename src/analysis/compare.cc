@@ -40,7 +40,11 @@ auto with_context(const std::string& what, F&& f) {
   }
 }
 
-std::string backend_name(const SessionOptions& o) { return o.reference_kernels ? "reference" : "fast"; }
+std::string backend_name(const SessionOptions& o) {
+  if (o.reference_kernels) return "reference";
+  if (o.compute_precision == DType::Float32) return "fast";
+  return fmt::format("fast, {} compute", o.compute_precision == DType::Float16 ? "fp16" : "bf16");
+}
 
 }  // namespace
 

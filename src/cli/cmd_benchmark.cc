@@ -105,6 +105,7 @@ int cmd_benchmark(const Args& args) {
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return run_command(app, args, [&] {
     const SessionModel prepared = load_session_model(model_file, model_flags, opts.reference_kernels ? "none" : "cpu");
+    use_compute_precision(prepared, opts);
     const auto session_start = std::chrono::steady_clock::now();
     Session session(prepared.model, opts);
     const double session_ms =
@@ -151,6 +152,7 @@ int cmd_benchmark(const Args& args) {
                         {"p99_ms", lat.p99_ms}, {"max_ms", lat.max_ms}, {"peak_rss_mb", peak_rss_mb()},
                         {"arena_mb", static_cast<double>(session.arena_bytes()) / (1024.0 * 1024.0)},
                         {"kernels", opts.reference_kernels ? "reference" : "fast"}, {"optimize", prepared.level},
+                        {"precision", dtype_name(opts.compute_precision)},
                         {"load_ms", prepared.load_ms}, {"optimize_ms", prepared.optimize_ms},
                         {"session_create_ms", session_ms}, {"reference_kernel_share", prof.reference_share}};
     if (batch > 1) {

@@ -123,7 +123,9 @@ int cmd_compare(const Args& args) {
     // take it as written unless --optimize says otherwise.
     model_flags.input_shape = input_shape;
     const bool as_written = opts.layerwise || opts.bisect || opts.session.reference_kernels;
-    Model model = *load_session_model(model_file, model_flags, as_written ? "none" : "cpu").model;
+    const SessionModel prepared = load_session_model(model_file, model_flags, as_written ? "none" : "cpu");
+    use_compute_precision(prepared, opts.session);
+    const Model& model = *prepared.model;
     analysis::RandomInputOptions random{seed, {}};
     if (!input_range.empty()) random.range = parse_range(input_range);
     auto files = split_list(in_data);

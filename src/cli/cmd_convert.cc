@@ -7,7 +7,7 @@ namespace ms::cli {
 
 int cmd_convert(const Args& args) {
   CLI::App app("Import a model and write it as MindIR or ONNX", "convert");
-  std::string fmk = "ONNX", save_type = "MINDIR", fp16 = "off";
+  std::string fmk = "ONNX", save_type = "MINDIR", fp16 = "off", precision = "fp32";
   ConvertOptions o;
   std::string output_names;
   app.add_option("--fmk", fmk, "input format: ONNX|MINDIR|TF|TFLITE")->required();
@@ -25,7 +25,12 @@ int cmd_convert(const Args& args) {
                "file, and the Transposes around each channels-first op are not cancelled (for layer-by-layer comparison "
                "with the original; --optimize general merges them again). Excludes --inputLayout NCHW");
   app.add_option("--optimize", o.optimize, "none | basic (default: constant folding, dead-node removal) | general");
-  app.add_option("--fp16", fp16, "on: store float32 weights as float16 (default off)");
+  app.add_option("--fp16", fp16, "on: store float32 weights as float16, computed in float32 (default off)");
+  app.add_option("--precision", precision,
+                 "fp32 (default) | fp16 | bf16: write the half-precision compute form, activations and weights in "
+                 "that type where the op computes in it, normalizations, reductions and Softmax in float32, inputs "
+                 "and outputs float32")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   return run_command(app, args, [&] {
     o.in_fmt = parse_model_format(fmk);
     o.output_names = split_list(output_names, ',');
@@ -37,6 +42,9 @@ int cmd_convert(const Args& args) {
       fail("--saveType must be MINDIR or ONNX, not '{}'", save_type);
     if (fp16 != "on" && fp16 != "off") fail("--fp16 must be on or off, not '{}'", fp16);
     o.fp16 = fp16 == "on";
+    if (o.fp16 && precision != "fp32")
+      fail("--fp16 on stores float32 weights as float16; --precision {} already stores them in the half type: give one", precision);
+    o.compute_precision = precision == "fp16" ? DType::Float16 : precision == "bf16" ? DType::BFloat16 : DType::Float32;
     run_conversion(o);
     return 0;
   });

@@ -1,7 +1,7 @@
 // onnx2ms: the second entry point (the `onnx2ms` link to `ms`, or `ms onnx2ms`). It accepts the
 // flag style of ONNX-to-MindSpore converters and maps every flag onto the machinery of `ms`:
 //   --device          model_check's --target (ascend|gpu|cpu) and the `ms optimize` level, recorded in the model
-//   --precision       float16: `ms convert --fp16 on`; int8: `ms quant --quantType FULL_QUANT` (cli/quant_pipeline.h)
+//   --precision       float16: `ms convert --precision fp16`; int8: `ms quant --quantType FULL_QUANT` (cli/quant_pipeline.h)
 //   --calib-data      the calibration samples of int8 (`ms quant --inputFile`)
 //   --per-channel     int8 weight scales per output channel (`ms quant --perChannel true`; default per tensor)
 //   --enable-optimize `ms optimize` (the general passes; the level of --device)
@@ -95,7 +95,8 @@ int cmd_onnx2ms(const Args& args) {
                  "--target ascend|gpu|cpu), the --enable-optimize level (ms optimize --optimize ascend|general|cpu; "
                  "there is no gpu level: GPU gets the general passes), recorded in the model as ms.device");
   app.add_option("--precision", precision,
-                 "float32 (default) | float16 (weights stored as fp16, as 'ms convert --fp16 on') | int8 (full "
+                 "float32 (default) | float16 (the half-precision compute form, as 'ms convert --precision fp16': "
+                 "activations and weights fp16, normalizations, reductions and Softmax fp32) | int8 (full "
                  "post-training quantization as 'ms quant --quantType FULL_QUANT', calibrated on --calib-data)");
   app.add_option("--calib-data", calib_data,
                  "int8 calibration samples, one per model input, comma-separated, as 'ms quant --inputFile': .bin "
@@ -144,7 +145,7 @@ int cmd_onnx2ms(const Args& args) {
     o.output_names = output_names;
     o.optimize = enable_optimize ? "general" : "none";
     o.optimize_level = level;
-    o.fp16 = prec == "float16";
+    if (prec == "float16") o.compute_precision = DType::Float16;
     o.quiet = !log.on(kInfo);
     o.metadata = {{"ms.converter", "onnx2ms"},
                   {"ms.device", device_name},

@@ -54,6 +54,7 @@ int cmd_profile(const Args& args) {
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return run_command(app, args, [&] {
     const SessionModel prepared = load_session_model(model_file, model_flags, opts.reference_kernels ? "none" : "cpu");
+    use_compute_precision(prepared, opts);
     Session session(prepared.model, opts);
     auto feeds = read_feeds(session, in_data);
     for (int i = 0; i < warmup; ++i) session.run(feeds);

@@ -93,7 +93,7 @@ int cmd_quant(const Args& args) {
               sensitivity = "false", weight_rounding = "AUTO";
   int bit_num = 8;
   int64_t group_size = quant::kDefaultGroupSize;
-  std::string fp16 = "off";
+  std::string fp16 = "off", mixed_precision = "off";
   double percentile = 99.99;
   double max_loss = -1;
   bool symmetric = false;
@@ -119,6 +119,11 @@ int cmd_quant(const Args& args) {
                              quant::kDefaultGroupSize))
       ->check(CLI::Range(int64_t(-1), std::numeric_limits<int64_t>::max()));
   app.add_option("--fp16", fp16, "on: float32 weights that stay float (kept-float layers, biases) are stored as float16 (default off)");
+  app.add_option("--mixedPrecision", mixed_precision,
+                 "fp16 | bf16: the layers that stay float (the sensitivity fallback of --maxAccuracyLoss, "
+                 "--skipNodes, --skipOpTypes, the size limits) compute in that type, the rest int8; their "
+                 "normalizations, reductions and Softmax stay float32 (default off: float32)")
+      ->check(CLI::IsMember({"off", "fp16", "bf16"}));
   app.add_option("--calibMethod", calib,
                  "activation ranges: AUTO (default: MAX_MIN, but the --percentile range for a tensor whose observed "
                  "range is over 3x it) | MAX_MIN | PERCENTILE | KL | MSE");
@@ -248,6 +253,10 @@ int cmd_quant(const Args& args) {
     ps.want_sensitivity = want_sensitivity;
     ps.max_loss = max_loss;
     ps.fp16 = fp16 == "on";
+    if (ps.fp16 && mixed_precision != "off")
+      fail("--fp16 on stores kept-float weights as float16; --mixedPrecision {} computes those layers in it: give one",
+           mixed_precision);
+    ps.mixed_precision = mixed_precision == "fp16" ? DType::Float16 : mixed_precision == "bf16" ? DType::BFloat16 : DType::Float32;
     ps.out_fmt = out_fmt;
     PtqResult pr = run_ptq(std::move(m), ps);
     const Model& q = pr.quantized;
@@ -281,6 +290,8 @@ int cmd_quant(const Args& args) {
                                rounding->weights->size(), pr.rounding_s,
                                rounding->error_nearest > 0 ? rounding->error_rounded / rounding->error_nearest : 1.0);
     if (fp16 == "on") std::cout << fmt::format("  float16 storage:       {} float weight(s)\n", pr.fp16_weights);
+    if (pr.half_nodes)
+      std::cout << fmt::format("  mixed precision:       {} float node(s) compute in {}\n", pr.half_nodes, mixed_precision);
     if (pr.moved_scales)
       std::cout << fmt::format("  channel scales as Mul: {} weight(s) (MindIR's per-channel parameters would cost more)\n",
                                pr.moved_scales);

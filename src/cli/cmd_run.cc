@@ -26,6 +26,7 @@ int cmd_run(const Args& args) {
   return run_command(app, args, [&] {
     // The reference oracle runs the graph as written unless a level is asked for.
     const SessionModel prepared = load_session_model(model_file, model_flags, opts.reference_kernels ? "none" : "cpu");
+    use_compute_precision(prepared, opts);
     Session session(prepared.model, opts);
     auto feeds = read_feeds(session, in_data);
     auto outputs = session.run(feeds);

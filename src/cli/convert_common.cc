@@ -311,6 +311,8 @@ std::string write_converted(ConvertedModel& c, const ConvertOptions& o) {
   Model& m = c.model;
   const std::string& out = c.output_path;
   size_t nodes_optimized = m.graph.nodes.size();
+  const size_t half_nodes =
+      o.compute_precision != DType::Float32 ? passes::to_half_compute_form(m, o.compute_precision) : 0;
   size_t casts = o.fp16 ? passes::weights_to_fp16(m) : 0;
   for (const auto& [k, v] : o.metadata) m.metadata[k] = v;
   std::string written = write_model_file(m, out, o.out_fmt);
@@ -328,6 +330,9 @@ std::string write_converted(ConvertedModel& c, const ConvertOptions& o) {
     std::cout << "\n  nodes:      " << nodes_optimized;
     if (nodes_before != nodes_optimized) std::cout << " (" << nodes_before << " before --optimize " << o.optimize << ")";
     if (casts) std::cout << " + " << casts << " Cast nodes restoring float32 from the fp16 weights";
+    if (o.compute_precision != DType::Float32)
+      std::cout << fmt::format("\n  precision:  {} nodes compute in {}, the rest in float32 (inputs and outputs float32)",
+                               half_nodes, dtype_name(o.compute_precision));
     size_t pb = parameter_bytes(m);
     std::cout << "\n  parameters: " << pb << " bytes (" << human_bytes(pb) << ")" << (o.fp16 ? ", float32 weights stored as float16" : "")
               << "\n  time:       " << fmt::format("{:.3f}", secs) << " s\n";

@@ -26,6 +26,8 @@ struct ConvertOptions {
   std::string optimize_level = "general";  // the pipeline of `ms optimize --optimize` that "general" runs: general|cpu|ascend
   std::map<std::string, std::string> metadata;  // recorded in the written model (MindIR user_info, ONNX metadata_props)
   bool fp16 = false;
+  // Float16/BFloat16: write the half-precision compute form (passes::to_half_compute_form).
+  DType compute_precision = DType::Float32;
   bool quiet = false;
 };
 
@@ -64,7 +66,8 @@ struct ConvertedModel {
 };
 // Loads, fixes input shapes, selects outputs and optimizes (nothing written).
 ConvertedModel convert_model(const ConvertOptions& o);
-// Stores the weights as fp16 (o.fp16), records o.metadata, writes and prints the summary (unless
+// Writes the half-precision compute form (o.compute_precision) or stores the weights as fp16
+// (o.fp16), records o.metadata, writes and prints the summary (unless
 // o.quiet). Returns the path written.
 std::string write_converted(ConvertedModel& c, const ConvertOptions& o);
 // convert_model + write_converted.

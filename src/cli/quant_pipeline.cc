@@ -27,6 +27,22 @@ analysis::InputSamples first_samples(std::shared_ptr<analysis::InputSamples> all
   return analysis::InputSamples(std::move(cols));
 }
 
+// The int8 layers of a QDQ model: every node that reads a DequantizeLinear output or feeds a
+// QuantizeLinear. They keep float32 around their Q/DQ pairs, which int8 runtimes match as written.
+std::set<std::string> int8_layers(const Model& q) {
+  std::set<std::string> dequantized, quantized_inputs, layers;
+  for (const auto& n : q.graph.nodes) {
+    if (n.op_type == "DequantizeLinear") dequantized.insert(n.outputs.begin(), n.outputs.end());
+    if (n.op_type == "QuantizeLinear" && !n.inputs.empty()) quantized_inputs.insert(n.inputs[0]);
+  }
+  for (const auto& n : q.graph.nodes) {
+    const bool reads = std::any_of(n.inputs.begin(), n.inputs.end(), [&](const auto& v) { return dequantized.count(v) > 0; });
+    const bool feeds = std::any_of(n.outputs.begin(), n.outputs.end(), [&](const auto& v) { return quantized_inputs.count(v) > 0; });
+    if (reads || feeds) layers.insert(n.name);
+  }
+  return layers;
+}
+
 }  // namespace
 
 PtqResult run_ptq(Model m, const PtqSettings& s) {
@@ -141,11 +157,12 @@ PtqResult run_ptq(Model m, const PtqSettings& s) {
   const std::string fallback_why = fmt::format("sensitivity fallback for --maxAccuracyLoss {} ({})", s.max_loss, s.metric_name);
   r.quantized = build_with(r.reverted, fallback_why, true);
   Model& q = r.quantized;
+  if (s.mixed_precision != DType::Float32) r.half_nodes = passes::to_half_compute_form(q, s.mixed_precision, int8_layers(q));
   // Quantized weights are integers already; the scales stay float32 (weights_to_fp16 leaves them).
   r.fp16_weights = s.fp16 ? passes::weights_to_fp16(q) : 0;
   // Weight-only MindIR: short channels' scales leave the weight (quant/channel_scales.h).
   r.moved_scales = s.out_fmt == ModelFormat::MindIR && opts.type == quant::QuantType::Weight ? quant::move_channel_scales_after_ops(q) : 0;
-  if (r.fallback && r.fp16_weights == 0 && r.moved_scales == 0) r.score = r.fallback->final_score;
+  if (r.fallback && r.fp16_weights == 0 && r.moved_scales == 0 && r.half_nodes == 0) r.score = r.fallback->final_score;
   else if (probe) r.score = probe->score(q);
   r.opts = std::move(opts);
   r.prepared = std::move(m);

@@ -37,6 +37,9 @@ struct PtqSettings {
   bool want_sensitivity = false;
   double max_loss = -1;  // < 0: no budget
   bool fp16 = false;     // float weights that stay float stored as float16
+  // --mixedPrecision: Float16/BFloat16 = the layers that stay float compute in that type (the
+  // half-precision compute form around the int8 layers); Float32 = off.
+  DType mixed_precision = DType::Float32;
   ModelFormat out_fmt = ModelFormat::MindIR;
   bool quiet = false;  // no calibration timing line
 };
@@ -57,6 +60,7 @@ struct PtqResult {
   std::optional<quant::FallbackResult> fallback;
   std::set<std::string> reverted;  // layers the loss budget kept float
   size_t fp16_weights = 0, moved_scales = 0;
+  size_t half_nodes = 0;  // nodes computing in the --mixedPrecision type
   std::optional<quant::AccuracyScore> score;  // against the float model, on the evaluation samples
   size_t calibration_samples = 0, evaluation_samples = 0;
 };

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "passes/basic_passes.h"
 #include "passes/pipelines.h"
+#include "runtime/kernels/half_compute.h"
 
 namespace ms::cli {
 namespace {
@@ -28,7 +29,9 @@ void add_optimize_flag(CLI::App& app, SessionModelFlags& flags) {
          "to float32, constants folded) or cpu (basic plus the fusions of `ms optimize --optimize cpu`; default)")
       ->check(CLI::IsMember({"none", "basic", "cpu"}));
   app.add_option("--precision", flags.precision,
-                 "compute precision of float math: fp32 (default; float16/bfloat16 models are computed in float32)")
+                 "compute precision of the convolutions and matrix products: fp32 (default; float16/bfloat16 models "
+                 "are computed in float32), fp16 or bf16 (inputs and weights in that type, float32 accumulation; "
+                 "native with oneDNN on AVX512-BF16/AMX CPUs for bf16, else emulated by rounding, which is slower)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
 }
 
@@ -39,11 +42,8 @@ void add_session_model_flags(CLI::App& app, SessionModelFlags& flags) {
 
 SessionModel load_session_model(const std::string& path, const SessionModelFlags& flags,
                                 const std::string& default_level) {
-  if (flags.precision != "fp32")
-    fail_unsupported("--precision {}: computing in half precision is not built yet (the kernels compute in float32; "
-                     "float16/bfloat16 models run with their values widened to float32); use --precision fp32",
-                     flags.precision);
   SessionModel s;
+  s.compute = flags.precision == "fp16" ? DType::Float16 : flags.precision == "bf16" ? DType::BFloat16 : DType::Float32;
   s.level = flags.optimize_given ? flags.optimize : default_level;
   auto t0 = std::chrono::steady_clock::now();
   Model m = load_with_input_shapes(path, flags.input_shape);
@@ -75,11 +75,18 @@ SessionModel load_session_model(const std::string& path, const SessionModelFlags
   return s;
 }
 
+void use_compute_precision(const SessionModel& s, SessionOptions& opts) {
+  if (s.compute != DType::Float32 && opts.reference_kernels)
+    fail_unsupported("--precision {} with the reference kernels: they compute in float32 only", dtype_name(s.compute));
+  opts.compute_precision = s.compute;
+}
+
 std::string session_model_summary(const SessionModel& s) {
   std::string text = fmt::format("load {:.1f} ms", s.load_ms);
-  if (s.level == "none") return text + ", graph as written (--optimize none)";
-  text += fmt::format(", optimize ({}) {:.1f} ms: {} -> {} nodes", s.level, s.optimize_ms, s.nodes_before, s.nodes_after);
-  if (s.half_precision_changes) text += ", half precision computed in float32";
+  if (s.level == "none") text += ", graph as written (--optimize none)";
+  else text += fmt::format(", optimize ({}) {:.1f} ms: {} -> {} nodes", s.level, s.optimize_ms, s.nodes_before, s.nodes_after);
+  if (s.half_precision_changes && s.compute == DType::Float32) text += ", half precision computed in float32";
+  if (s.compute != DType::Float32) text += "; " + rt::half_compute_summary(s.compute);
   return text;
 }
 

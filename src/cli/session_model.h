@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/graph.h"
+#include "runtime/session.h"
 
 namespace ms::cli {
 
@@ -24,9 +25,9 @@ struct SessionModelFlags {
   std::string precision = "fp32";  // --precision: the compute type of float math
 };
 
-// Adds --optimize and --precision to `app`. --precision fp32 is what runs (half-precision models
-// computed in float32 when prepared); fp16 and bf16 compute is not built, and asking for it is
-// refused by load_session_model (exit 3) rather than silently computed in float32.
+// Adds --optimize and --precision to `app`. --precision fp16|bf16 computes the convolutions and
+// matrix products in half precision (SessionOptions::compute_precision); fp32, the default, computes
+// float math in float32 (half-precision models too, once prepared).
 void add_optimize_flag(CLI::App& app, SessionModelFlags& flags);
 // Adds --inputShape and --optimize.
 void add_session_model_flags(CLI::App& app, SessionModelFlags& flags);
@@ -38,7 +39,12 @@ struct SessionModel {
   double optimize_ms = 0;    // lowering and the pipeline
   size_t nodes_before = 0, nodes_after = 0;
   size_t half_precision_changes = 0;  // values, attributes and interface Casts lowered
+  DType compute = DType::Float32;     // --precision
 };
+
+// Sets the session's compute precision from --precision; the reference kernels compute in float32
+// only, so half precision with them is refused (exit 3).
+void use_compute_precision(const SessionModel& s, SessionOptions& opts);
 
 // Loads `path` and prepares it at `flags.optimize`, or at `default_level` when the flag was not
 // given (a command that pairs tensors by name, or runs the reference oracle, passes "none"). When

@@ -60,7 +60,7 @@ Tensor apply(const Tensor& x, const Node& node, bool integers, Fn fn) {
 void register_op_activations(OpRegistry& r) {
   for (const Activation& a : kActivations) {
     OpDef def(a.name);
-    def.inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary).infer_fn(infer_same_as_input0);
+    def.inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary | kTraitHalfCompute).infer_fn(infer_same_as_input0);
     for (const FloatAttr& at : a.attrs) def.attr_float(at.name, at.def);
     const Activation* act = &a;
     def.kernel_fn([act](KernelContext& ctx) {
@@ -71,7 +71,7 @@ void register_op_activations(OpRegistry& r) {
     r.add(std::move(def));
   }
 
-  r.add(OpDef("Gelu").inputs(1).outputs(1).attr_string("approximate", "none")
+  r.add(OpDef("Gelu").trait(kTraitHalfCompute).inputs(1).outputs(1).attr_string("approximate", "none")
             .trait(kTraitElementwise | kTraitUnary).infer_fn(infer_same_as_input0)
             .kernel_fn([](KernelContext& ctx) {
               const std::string& mode = ctx.attr_string("approximate");

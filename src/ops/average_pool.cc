@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_average_pool(OpRegistry& r) {
-  r.add(OpDef("AveragePool")
+  r.add(OpDef("AveragePool").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .attr_string("auto_pad", "NOTSET")

@@ -37,7 +37,7 @@ void add_arith(OpRegistry& r, const char* name, F f) {
             // Opset < 7 form, kept for models the version converter could not upgrade.
             .attr("broadcast", AttrType::Int, false)
             .attr("axis", AttrType::Int, false)
-            .trait(kTraitElementwise | kTraitBroadcast)
+            .trait(kTraitElementwise | kTraitBroadcast | kTraitHalfCompute)
             .infer_fn(infer_arith)
             .kernel_fn([f](KernelContext& ctx) {
               const Tensor& a = ctx.input(0);

@@ -7,7 +7,7 @@
 namespace ms {
 
 void register_op_clip(OpRegistry& r) {
-  r.add(OpDef("Clip").inputs(1, 3).outputs(1).attr("min", AttrType::Float, false).attr("max", AttrType::Float, false)
+  r.add(OpDef("Clip").trait(kTraitHalfCompute).inputs(1, 3).outputs(1).attr("min", AttrType::Float, false).attr("max", AttrType::Float, false)
             .trait(kTraitElementwise | kTraitUnary).infer_fn(infer_same_as_input0)
             .kernel_fn([](KernelContext& ctx) {
               const Tensor& x = ctx.input(0);

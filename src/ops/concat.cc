@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_concat(OpRegistry& r) {
-  r.add(OpDef("Concat")
+  r.add(OpDef("Concat").trait(kTraitHalfCompute)
             .inputs(1, -1)
             .outputs(1)
             .attr("axis", AttrType::Int, true)

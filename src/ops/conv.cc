@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_conv(OpRegistry& r) {
-  r.add(OpDef("Conv")
+  r.add(OpDef("Conv").trait(kTraitHalfCompute)
             .inputs(2, 3)
             .outputs(1)
             .trait(kTraitPerChannelWeight)

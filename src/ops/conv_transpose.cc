@@ -55,7 +55,7 @@ Shape kernel_of(const AttrReader& a, const Shape& w) { return conv_kernel_shape(
 }  // namespace
 
 void register_op_conv_transpose(OpRegistry& r) {
-  r.add(OpDef("ConvTranspose")
+  r.add(OpDef("ConvTranspose").trait(kTraitHalfCompute)
             .inputs(2, 3)
             .outputs(1)
             .attr_string("auto_pad", "NOTSET")

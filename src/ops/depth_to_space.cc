@@ -8,7 +8,7 @@ constexpr int64_t kMaxBlock = int64_t{1} << 16;  // keeps b*b*dim products far f
 }  // namespace
 
 void register_op_depth_to_space(OpRegistry& r) {
-  r.add(OpDef("DepthToSpace")
+  r.add(OpDef("DepthToSpace").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .attr("blocksize", AttrType::Int, true)

@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_expand(OpRegistry& r) {
-  r.add(OpDef("Expand")
+  r.add(OpDef("Expand").trait(kTraitHalfCompute)
             .inputs(2)
             .outputs(1)
             .trait(kTraitBroadcast)

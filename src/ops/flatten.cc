@@ -14,7 +14,7 @@ int64_t flatten_axis(const AttrReader& a, int64_t rank) {
 }  // namespace
 
 void register_op_flatten(OpRegistry& r) {
-  r.add(OpDef("Flatten")
+  r.add(OpDef("Flatten").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .attr_int("axis", 1)

@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_gather(OpRegistry& r) {
-  r.add(OpDef("Gather")
+  r.add(OpDef("Gather").trait(kTraitHalfCompute)
             .inputs(2)
             .outputs(1)
             .attr_int("axis", 0)

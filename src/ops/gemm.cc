@@ -5,7 +5,7 @@
 namespace ms {
 
 void register_op_gemm(OpRegistry& r) {
-  r.add(OpDef("Gemm")
+  r.add(OpDef("Gemm").trait(kTraitHalfCompute)
             .inputs(2, 3)
             .outputs(1)
             .attr_float("alpha", 1.0f)

@@ -54,7 +54,7 @@ KernelFn global_kernel(GlobalKind kind) {
 
 void register_op_global_pool(OpRegistry& r) {
   r.add(OpDef("GlobalAveragePool").inputs(1).outputs(1).infer_fn(infer_global).kernel_fn(global_kernel(GlobalKind::Average)));
-  r.add(OpDef("GlobalMaxPool").inputs(1).outputs(1).infer_fn(infer_global).kernel_fn(global_kernel(GlobalKind::Max)));
+  r.add(OpDef("GlobalMaxPool").trait(kTraitHalfCompute).inputs(1).outputs(1).infer_fn(infer_global).kernel_fn(global_kernel(GlobalKind::Max)));
   r.add(OpDef("GlobalLpPool").inputs(1).outputs(1).attr_int("p", 2).infer_fn(infer_global).kernel_fn(global_kernel(GlobalKind::Lp)));
 }
 

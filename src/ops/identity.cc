@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_identity(OpRegistry& r) {
-  r.add(OpDef("Identity")
+  r.add(OpDef("Identity").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .trait(kTraitElementwise | kTraitUnary)

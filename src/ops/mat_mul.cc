@@ -29,7 +29,7 @@ void infer_matmul(InferContext& ctx) {
 }  // namespace
 
 void register_op_mat_mul(OpRegistry& r) {
-  r.add(OpDef("MatMul")
+  r.add(OpDef("MatMul").trait(kTraitHalfCompute)
             .inputs(2)
             .outputs(1)
             .infer_fn(infer_matmul)

@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_max_pool(OpRegistry& r) {
-  r.add(OpDef("MaxPool")
+  r.add(OpDef("MaxPool").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1, 2)
             .attr_string("auto_pad", "NOTSET")

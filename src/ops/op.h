@@ -36,6 +36,10 @@ enum OpTrait : uint32_t {
   // An op of the project's own domain with no standard ONNX form (no ONNX op or composition
   // computes it): ONNX Runtime cannot load it, so the ONNX writer refuses a model holding one.
   kTraitNoOnnxForm = 1u << 10,
+  // Computes in float16 and bfloat16 as it does in float32: its float inputs and outputs share one
+  // element type, and nothing in it needs float32 accumulation (a half-precision compute form may
+  // run it in the half type; ops without it keep float32 there, between Casts).
+  kTraitHalfCompute = 1u << 11,
 };
 
 struct AttrSpec {

@@ -50,7 +50,7 @@ int64_t pad_source(int64_t o, int64_t begin, int64_t n, const std::string& mode)
 }  // namespace
 
 void register_op_pad(OpRegistry& r) {
-  r.add(OpDef("Pad")
+  r.add(OpDef("Pad").trait(kTraitHalfCompute)
             .inputs(1, 4)
             .outputs(1)
             .attr_string("mode", "constant")

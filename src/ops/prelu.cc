@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_prelu(OpRegistry& r) {
-  r.add(OpDef("PRelu").inputs(2).outputs(1).trait(kTraitElementwise | kTraitBroadcast)
+  r.add(OpDef("PRelu").trait(kTraitHalfCompute).inputs(2).outputs(1).trait(kTraitElementwise | kTraitBroadcast)
             .infer_fn(infer_same_as_input0)
             .kernel_fn([](KernelContext& ctx) {
               const Tensor& x = ctx.input(0);

@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_relu(OpRegistry& r) {
-  r.add(OpDef("Relu")
+  r.add(OpDef("Relu").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .trait(kTraitElementwise | kTraitUnary)

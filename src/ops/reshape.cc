@@ -66,7 +66,7 @@ void infer_reshape(InferContext& ctx) {
 }  // namespace
 
 void register_op_reshape(OpRegistry& r) {
-  r.add(OpDef("Reshape")
+  r.add(OpDef("Reshape").trait(kTraitHalfCompute)
             .inputs(2)
             .outputs(1)
             .attr_int("allowzero", 0)

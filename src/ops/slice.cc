@@ -70,7 +70,7 @@ void infer_slice(InferContext& ctx) {
 }  // namespace
 
 void register_op_slice(OpRegistry& r) {
-  r.add(OpDef("Slice")
+  r.add(OpDef("Slice").trait(kTraitHalfCompute)
             .inputs(1, 5)
             .outputs(1)
             .attr("starts", AttrType::Ints, false)

@@ -7,7 +7,7 @@ constexpr int64_t kMaxBlock = int64_t{1} << 16;  // keeps b*b*dim products far f
 }  // namespace
 
 void register_op_space_to_depth(OpRegistry& r) {
-  r.add(OpDef("SpaceToDepth")
+  r.add(OpDef("SpaceToDepth").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .attr("blocksize", AttrType::Int, true)

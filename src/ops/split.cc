@@ -35,7 +35,7 @@ std::vector<int64_t> split_sizes(const AttrReader& a, std::optional<std::vector<
 }  // namespace
 
 void register_op_split(OpRegistry& r) {
-  r.add(OpDef("Split")
+  r.add(OpDef("Split").trait(kTraitHalfCompute)
             .inputs(1, 2)
             .outputs(1, -1)
             .attr_int("axis", 0)

@@ -26,7 +26,7 @@ std::vector<bool> squeezed_dims(const std::vector<Dim>& dims, const std::optiona
 }  // namespace
 
 void register_op_squeeze(OpRegistry& r) {
-  r.add(OpDef("Squeeze")
+  r.add(OpDef("Squeeze").trait(kTraitHalfCompute)
             .inputs(1, 2)
             .outputs(1)
             .attr("axes", AttrType::Ints, false)

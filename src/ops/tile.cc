@@ -4,7 +4,7 @@
 namespace ms {
 
 void register_op_tile(OpRegistry& r) {
-  r.add(OpDef("Tile")
+  r.add(OpDef("Tile").trait(kTraitHalfCompute)
             .inputs(2)
             .outputs(1)
             .infer_fn([](InferContext& ctx) {

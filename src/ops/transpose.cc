@@ -25,7 +25,7 @@ std::vector<int64_t> transpose_perm(const AttrReader& a, int64_t rank) {
 }  // namespace
 
 void register_op_transpose(OpRegistry& r) {
-  r.add(OpDef("Transpose")
+  r.add(OpDef("Transpose").trait(kTraitHalfCompute)
             .inputs(1)
             .outputs(1)
             .attr("perm", AttrType::Ints, false)

@@ -55,7 +55,8 @@ Tensor apply_float(const Tensor& x, const Node& node, MathFn fn) {
 // Abs, Neg and Sign also take integers and must stay exact for them.
 template <class Op>
 void register_numeric(OpRegistry& r, const char* name, Op op) {
-  r.add(OpDef(name).inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary).infer_fn(infer_same_as_input0)
+  r.add(OpDef(name).inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary | kTraitHalfCompute)
+            .infer_fn(infer_same_as_input0)
             .kernel_fn([op](KernelContext& ctx) {
               const Tensor& x = ctx.input(0);
               ctx.set_output(0, dispatch_all_numeric(x.dtype(), ctx.node().label(), [&](auto tag) {
@@ -85,7 +86,8 @@ Tensor float_predicate(const Tensor& x, const Node& node, Pred pred) {
 void register_op_unary_math(OpRegistry& r) {
   for (const FloatFn& f : kFloatFns) {
     MathFn fn = f.fn;
-    r.add(OpDef(f.name).inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary).infer_fn(infer_same_as_input0)
+    r.add(OpDef(f.name).inputs(1).outputs(1).trait(kTraitElementwise | kTraitUnary | kTraitHalfCompute)
+              .infer_fn(infer_same_as_input0)
               .kernel_fn([fn](KernelContext& ctx) { ctx.set_output(0, apply_float(ctx.input(0), ctx.node(), fn)); }));
   }
 

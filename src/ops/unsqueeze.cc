@@ -22,7 +22,7 @@ std::vector<Dim> unsqueezed(const std::vector<Dim>& in, const std::vector<int64_
 }  // namespace
 
 void register_op_unsqueeze(OpRegistry& r) {
-  r.add(OpDef("Unsqueeze")
+  r.add(OpDef("Unsqueeze").trait(kTraitHalfCompute)
             .inputs(1, 2)
             .outputs(1)
             .attr("axes", AttrType::Ints, false)

@@ -18,7 +18,7 @@ void infer_where(InferContext& ctx) {
 }  // namespace
 
 void register_op_where(OpRegistry& r) {
-  r.add(OpDef("Where").inputs(3).outputs(1).trait(kTraitElementwise | kTraitBroadcast).infer_fn(infer_where)
+  r.add(OpDef("Where").trait(kTraitHalfCompute).inputs(3).outputs(1).trait(kTraitElementwise | kTraitBroadcast).infer_fn(infer_where)
             .kernel_fn([](KernelContext& ctx) {
               const Tensor& c = ctx.input(0);
               const Tensor& x = ctx.input(1);

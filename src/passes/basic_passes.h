@@ -2,6 +2,8 @@
 // place and return what they did (a count) so that callers can report it.
 #pragma once
 #include <cstddef>
+#include <set>
+#include <string>
 
 #include "core/graph.h"
 
@@ -18,6 +20,11 @@ size_t weights_to_fp16(Model& m);
 // retargeted); half-precision graph inputs and outputs keep their types through boundary Casts.
 // Returns the changes (0: the model had no half-precision values).
 size_t lower_half_precision(Model& m);
+// The half-precision compute form: every node whose op computes in `half` (Float16 or BFloat16) as
+// in float32 (kTraitHalfCompute), except those named in `keep_float32`, reads and writes `half`
+// values, its float32 weights stored in `half`; Casts join it to the float32 nodes and to the
+// graph's inputs and outputs, which keep float32. Returns the number of half nodes.
+size_t to_half_compute_form(Model& m, DType half, const std::set<std::string>& keep_float32 = {});
 // `basic` = fold_constants, then remove_dead_nodes (folding leaves the folded inputs dead).
 void run_basic_pipeline(Model& m);
 

@@ -393,7 +393,8 @@ void plan_layouts(const Graph& g, Session::GraphPlan& plan) {
 
 // Selects a fast kernel per node of every graph, with the types inference found. Only initializers
 // count as constant inputs: a value folded from a Shape would go stale when input shapes change.
-void select_fast_kernels(const Model& model, std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans) {
+void select_fast_kernels(const Model& model, DType compute,
+                         std::map<const Graph*, std::unique_ptr<Session::GraphPlan>>& plans) {
   GraphInference inferred;
   try {
     inferred = infer_graph(model);
@@ -406,7 +407,7 @@ void select_fast_kernels(const Model& model, std::map<const Graph*, std::unique_
     plan->fast.resize(g->nodes.size());
     for (size_t k = 0; k < g->nodes.size(); ++k) {
       const Node& node = g->nodes[k];
-      rt::KernelBuildInfo info{node, *plan->defs[k], opset, {}, {}};
+      rt::KernelBuildInfo info{node, *plan->defs[k], opset, {}, {}, compute};
       for (const auto& in : node.inputs) {
         auto init = g->initializers.find(in);
         info.constants.push_back(init == g->initializers.end() ? nullptr : &init->second);
@@ -451,7 +452,10 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
       plan_graph(model_->graph, {}, plans_, file);
     }
   }
-  if (!opts_.reference_kernels) select_fast_kernels(*model_, plans_);
+  const DType compute = opts_.compute_precision;
+  if (compute != DType::Float32 && compute != DType::Float16 && compute != DType::BFloat16)
+    fail_unsupported("compute precision {}: float32, float16 or bfloat16 only", dtype_name(compute));
+  if (!opts_.reference_kernels) select_fast_kernels(*model_, compute, plans_);
   // Only fast kernels write into the arena: for the reference kernels it would stay empty.
   if (opts_.activation_arena && !opts_.reference_kernels) arena_ = std::make_unique<rt::SessionArena>();
 }

@@ -35,6 +35,11 @@ struct SessionOptions {
   // QuantizeLinear chains on the int8 kernels, through a rewritten private copy of the graph
   // (runtime/quantized_graph.h; model() returns that copy). Off: the QDQ graph runs as written.
   bool int8_kernels = true;
+  // Float16 or BFloat16: the fast Conv, MatMul and Gemm kernels (and their fused forms) read their
+  // inputs and weights in that type and accumulate in float32, natively where the CPU and oneDNN
+  // can (runtime/kernels/half_compute.h); every other op, and those on reference kernels, compute
+  // in float32.
+  DType compute_precision = DType::Float32;
 };
 
 // What one run did, node by node (main graph only; a control-flow node's time includes its
@@ -69,6 +74,12 @@ struct ValueWatch {
   // Called once per run and watched tensor value, in the plain row-major layout; the tensor is
   // valid only during the call.
   std::function<void(const std::string& name, const Tensor& value)> see;
+  // Values of `blocked_names` that travel as float32 in the channel-blocked layout (rank 4,
+  // rt::blocked_f32_desc: channels in blocks of `block`, 16 or 8, the last block zero-padded) go to
+  // see_blocked as they lie, with their logical shape, instead of a plain copy to `see`: watching
+  // them then costs no reorder.
+  std::set<std::string> blocked_names;
+  std::function<void(const std::string& name, const Tensor& value, int block)> see_blocked;
 };
 
 class Session {

@@ -2,8 +2,8 @@
 // Every way `ms` writes ONNX, on the small models the repository holds: `convert --saveType ONNX`
 // from TF (tests/data/tf: the tf2onnx frozen graphs and the hand-built GraphDefs of
 // tests/data/tf/handbuilt), ONNX (libonnx-testdata models), TFLite (tests/tflite/models, compiled
-// with flatc) and MindIR (tests/data/mindir_outside), `optimize` to .onnx and `quant` to .onnx
-// (QDQ). Each written file must pass ONNX's checker with its full check (ms_onnx_check), load in
+// with flatc) and MindIR (tests/data/mindir_outside), the half-precision compute form (`convert
+// --precision fp16`), `optimize` to .onnx and `quant` to .onnx (QDQ, and with --mixedPrecision). Each written file must pass ONNX's checker with its full check (ms_onnx_check), load in
 // ONNX Runtime and run there to the values `ms run` computes on the source model; the hand-built
 // TF graphs are also compared with values computed here from TensorFlow's documented semantics.
 // (tests/e2e/mindir_to_onnx_ort.js covers MindSpore's own MindIR files the same way.)
@@ -395,11 +395,19 @@ function cases() {
     const base = m.split('/')[1];
     out.push({ name: `onnx/${base}/convert`, source: src, shapes: {},
                write: (o) => ms_(['convert', '--fmk', 'ONNX', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX']) });
+    // The half-precision compute form: float16 activations and weights, float32 at the interface.
+    out.push({ name: `onnx/${base}/convert_fp16`, source: src, shapes: {}, step: 0.01,
+               write: (o) => ms_(['convert', '--fmk', 'ONNX', '--modelFile', src, '--outputFile', o, '--saveType', 'ONNX',
+                                  '--precision', 'fp16']) });
     out.push({ name: `onnx/${base}/optimize`, source: src, shapes: {},
                write: (o) => ms_(['optimize', '--modelFile', src, '--outputFile', o]) });
     // FULL_QUANT needs calibration files (not written here yet): WEIGHT_QUANT only.
     out.push({ name: `onnx/${base}/quant_WEIGHT_QUANT`, source: null, shapes: {}, step: 0.05,
                write: (o) => ms_(['quant', '--modelFile', src, '--outputFile', o, '--quantType', 'WEIGHT_QUANT']) });
+    // Mixed precision: the layers kept float (here every Gemm/MatMul) compute in float16.
+    out.push({ name: `onnx/${base}/quant_mixed_fp16`, source: null, shapes: {}, step: 0.05,
+               write: (o) => ms_(['quant', '--modelFile', src, '--outputFile', o, '--quantType', 'WEIGHT_QUANT',
+                                  '--skipOpTypes', 'Gemm,MatMul', '--mixedPrecision', 'fp16']) });
   }
   // TFLite models built from FlatBuffers JSON (tests/tflite/models).
   const fbs = path.join(root, 'src', 'formats', 'tflite', 'tflite_schema.fbs');

@@ -2,7 +2,8 @@
 // activation run inside the convolution. Weights are reordered once per input shape into the
 // layout the chosen implementation wants; 1-D, 2-D and 3-D, grouped and depthwise, any
 // pads/strides/dilations. Rank-4 convolutions read and write the channel-blocked layout when the
-// session places their neighbours' values in it; otherwise they reorder at their own boundary.
+// session places their neighbours' values in it; otherwise they reorder at their own boundary. With a half-precision compute type
+// (half_compute.h) the source and weights are read in that type.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "ops/ms_domain.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/kernels/half_compute.h"
 #include "runtime/kernels/onednn_autotune.h"
 #include "runtime/kernels/onednn_util.h"
 #include "runtime/memory/large_buffer.h"
@@ -74,7 +76,7 @@ class OnednnConv : public FastKernel {
  public:
   OnednnConv(const KernelBuildInfo& info, Activation act)
       : node_(info.node), def_(info.def), act_(act), group_(info.attrs().attr_int("group")),
-        rank4_(info.is_f32_rank(0, 4)) {
+        rank4_(info.is_f32_rank(0, 4)), compute_(info.compute) {
     if (const Tensor* w = info.constant(1)) weights_ = *w;
   }
 
@@ -118,17 +120,26 @@ class OnednnConv : public FastKernel {
     const size_t pad_bytes = round64(p.scratchpad_md.get_size());
     const size_t src_bytes = p.src_md != p.x_md ? round64(p.src_md.get_size()) : 0;
     const size_t dst_bytes = p.dst_md != p.y_md ? round64(p.dst_md.get_size()) : 0;
+    const size_t rounded_bytes = p.round_inputs ? round64(p.x_md.get_size()) : 0;
+    const size_t scratch_total = pad_bytes + src_bytes + dst_bytes + rounded_bytes;
     Tensor own_scratch;  // when the session lends none
-    char* scratch = static_cast<char*>(memory.scratch(pad_bytes + src_bytes + dst_bytes));
+    char* scratch = static_cast<char*>(memory.scratch(scratch_total));
     if (!scratch) {
-      own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(pad_bytes + src_bytes + dst_bytes)});
+      own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(scratch_total)});
       scratch = static_cast<char*>(own_scratch.raw());
     }
-    // Source: as it comes, or reordered into the layout the implementation chose.
-    void* src = const_cast<void*>(x.raw());
+    // Source: as it comes (rounded to the half type when that is emulated), or reordered into the
+    // layout the implementation chose.
+    const void* x_data = x.raw();
+    if (rounded_bytes) {
+      float* rounded = reinterpret_cast<float*>(scratch + pad_bytes + src_bytes + dst_bytes);
+      round_to_half(compute_, x.data<float>(), rounded, static_cast<int64_t>(p.x_md.get_size() / sizeof(float)));
+      x_data = rounded;
+    }
+    void* src = const_cast<void*>(x_data);
     if (src_bytes) {
       src = scratch + pad_bytes;
-      reorder(p.x_md, x.raw(), p.src_md, src);
+      reorder(p.x_md, x_data, p.src_md, src);
     }
     void* dst = dst_bytes ? scratch + pad_bytes + src_bytes : y.raw();
     if (has_z && !p.z_binary) reorder(p.z_md, ctx.input(kZ).raw(), p.dst_md, dst);  // the sum adds onto dst
@@ -140,7 +151,8 @@ class OnednnConv : public FastKernel {
       args[DNNL_ARG_WEIGHTS] = p.packed_w.memory;
     } else {
       dnnl::memory packed(p.wmd, cpu_engine());
-      reorder(p.user_wmd, w.raw(), p.wmd, packed.get_data_handle());
+      const Tensor w_used = p.round_inputs ? rounded_to_half(w, compute_) : w;
+      reorder(p.user_wmd, w_used.raw(), p.wmd, packed.get_data_handle());
       args[DNNL_ARG_WEIGHTS] = packed;
     }
     if (has_bias) args[DNNL_ARG_BIAS] = view_memory(p.bias_md, ctx.input(2));
@@ -158,6 +170,8 @@ class OnednnConv : public FastKernel {
     Shape x_shape, w_shape, y_shape;
     bool has_bias = false;
     bool z_binary = false;  // residual as a binary post-op (else a sum post-op)
+    // Half-precision compute emulated: source and weights rounded to the type, float32 primitive.
+    bool round_inputs = false;
     dnnl::convolution_forward prim;
     // x_md/y_md/z_md: the layouts of the tensors as stored; src_md/dst_md: the implementation's.
     dnnl::memory::desc x_md, y_md, z_md, src_md, dst_md, bias_md, wmd, user_wmd, scratchpad_md;
@@ -201,10 +215,14 @@ class OnednnConv : public FastKernel {
     p->y_md = y_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
     p->z_md = z_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
     p->user_wmd = plain_f32_desc(wdims);
-    auto any = [](const Shape& s) { return dnnl::memory::desc(to_dims(s), dt::f32, tag::any); };
+    // Half precision natively: the source and weights in the half type (the source reordered into
+    // it), accumulation and output in float32.
+    const bool native_half = compute_ != DType::Float32 && compute_natively_ && computes_natively(compute_);
+    const dt in_type = native_half ? onednn_half_type(compute_) : dt::f32;
+    auto any = [](const Shape& s, dt type = dt::f32) { return dnnl::memory::desc(to_dims(s), type, tag::any); };
     // A blocked neighbour fixes the layout; a plain one lets the implementation choose, and the
     // kernel reorders at its boundary.
-    dnnl::memory::desc src_req = x_blocked_ ? p->x_md : any(xs);
+    dnnl::memory::desc src_req = x_blocked_ ? blocked_desc(xs, in_type) : any(xs, in_type);
     dnnl::memory::desc dst_req = y_blocked_ ? p->y_md : any(p->y_shape);
     if (has_bias) p->bias_md = plain_f32_desc({M});
     dnnl::post_ops ops;
@@ -224,23 +242,34 @@ class OnednnConv : public FastKernel {
     // the reference kernels on ResNet-50).
     bool unit_steps = true;
     for (size_t d = 0; d < strides.size(); ++d) unit_steps = unit_steps && strides[d] == 1 && dilates[d] == 0;
-    const bool winograd_shape = xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 && unit_steps &&
+    const bool winograd_shape = !native_half && xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 && unit_steps &&
                                 xs[1] >= kWinogradMinChannels && M >= kWinogradMinChannels;
     auto make_desc = [&](dnnl::algorithm alg) {
-      return has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), p->bias_md, dst_req, strides,
-                                                        dilates, pad_l, pad_r)
-                      : dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims), dst_req, strides, dilates, pad_l,
-                                                        pad_r);
+      return has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims, in_type), p->bias_md, dst_req,
+                                                        strides, dilates, pad_l, pad_r)
+                      : dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims, in_type), dst_req, strides, dilates,
+                                                        pad_l, pad_r);
     };
     auto make_pd = [&](dnnl::algorithm alg) { return ConvPd(make_desc(alg), attr, cpu_engine()); };
-    auto pd = make_pd(dnnl::algorithm::convolution_direct);
-    // A fixed layout on one side and a free one on the other can leave only oneDNN's slow
-    // reference implementation (depthwise does); blocked on both sides has a fast one.
-    if (xs.size() == 4 && is_reference_impl(pd)) {
-      src_req = blocked_f32_desc(xs);
-      dst_req = blocked_f32_desc(p->y_shape);
+    ConvPd pd;
+    try {
       pd = make_pd(dnnl::algorithm::convolution_direct);
+      // A fixed layout on one side and a free one on the other can leave only oneDNN's slow
+      // reference implementation (depthwise does); blocked on both sides has a fast one.
+      if (xs.size() == 4 && is_reference_impl(pd)) {
+        src_req = blocked_desc(xs, in_type);
+        dst_req = blocked_f32_desc(p->y_shape);
+        pd = make_pd(dnnl::algorithm::convolution_direct);
+      }
+    } catch (const dnnl::error&) {
+      if (!native_half) throw;
     }
+    // No fast half-precision implementation for this shape: the float32 one on rounded values.
+    if (native_half && (!pd || is_reference_impl(pd))) {
+      compute_natively_ = false;
+      return build(xs, w, has_bias);
+    }
+    p->round_inputs = compute_ != DType::Float32 && !native_half;
     if (winograd_shape && weights_.defined()) {
       auto candidates = implementations(make_desc, attr, xs[1] >= kWinogradUntimedChannels);
       // Winograd weights grow with the tile: F(2x2,3x3) holds 16/9 and F(4x4,3x3) 36/9 of the
@@ -265,8 +294,10 @@ class OnednnConv : public FastKernel {
     p->scratch_bytes = pd.scratchpad_desc().get_size();
     if (p->src_md != p->x_md) p->scratch_bytes += p->src_md.get_size();
     if (p->dst_md != p->y_md) p->scratch_bytes += p->dst_md.get_size();
+    if (p->round_inputs) p->scratch_bytes += p->x_md.get_size();
     if (weights_.defined()) {
-      p->packed_w = pack_weights(p->user_wmd, weights_.raw(), p->wmd);
+      const Tensor w_used = p->round_inputs ? rounded_to_half(weights_, compute_) : weights_;
+      p->packed_w = pack_weights(p->user_wmd, w_used.raw(), p->wmd);
     }
     return p;
   }
@@ -308,6 +339,8 @@ class OnednnConv : public FastKernel {
   Activation act_;
   int64_t group_;
   bool rank4_;
+  DType compute_;                 // SessionOptions::compute_precision
+  bool compute_natively_ = true;  // false once a shape had no fast native half implementation
   bool x_blocked_ = false, z_blocked_ = false, y_blocked_ = false;
   Tensor weights_;
   std::mutex mu_;

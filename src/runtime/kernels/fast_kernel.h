@@ -20,6 +20,7 @@ struct KernelBuildInfo {
   int opset = 0;
   std::vector<const Tensor*> constants;  // per input: the initializer it names (a weight), else nullptr
   std::vector<const TypeInfo*> types;    // per input: the inferred type, or nullptr when unknown
+  DType compute = DType::Float32;        // SessionOptions::compute_precision
 
   const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }
   const TypeInfo* type(size_t i) const { return i < types.size() ? types[i] : nullptr; }

@@ -1,12 +1,14 @@
 // MatMul, Gemm and com.mstools FusedMatMul / FusedGemm on oneDNN's matmul: numpy batch
 // broadcasting, Gemm's transposes through strides, bias (Gemm's C, FusedMatMul's bias) and the
 // activation fused. A constant 2-D B is scaled by Gemm's alpha and packed once per shape; a batched
-// A against a 2-D B is computed as one tall matrix product.
+// A against a 2-D B is computed as one tall matrix product. With a half-precision compute type
+// (half_compute.h) A and B are read in that type.
 #include <mutex>
 
 #include "ops/ms_domain.h"
 #include "runtime/kernels/activation.h"
 #include "runtime/kernels/fast_kernel.h"
+#include "runtime/kernels/half_compute.h"
 #include "runtime/kernels/onednn_util.h"
 
 namespace ms::rt {
@@ -39,7 +41,7 @@ dims strides_of(const dims& d, bool trans) {
 
 class OnednnMatMul : public FastKernel {
  public:
-  OnednnMatMul(const KernelBuildInfo& info, MatMulSpec spec) : node_(info.node), spec_(spec) {
+  OnednnMatMul(const KernelBuildInfo& info, MatMulSpec spec) : node_(info.node), spec_(spec), compute_(info.compute) {
     if (const Tensor* b = info.constant(1); b && b->rank() == 2 && b->dtype() == DType::Float32) {
       const_b_ = spec_.alpha == 1.f ? *b : b->clone();
       if (spec_.alpha != 1.f)
@@ -74,17 +76,18 @@ class OnednnMatMul : public FastKernel {
     }
     if (!p->valid) return false;
     Tensor y = output_tensor(memory, 0, DType::Float32, p->y_shape);
-    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_SRC, view_memory(p->a_md, a)},
-                                                  {DNNL_ARG_DST, view_memory(p->y_md, y)}};
-    args[DNNL_ARG_WEIGHTS] = p->packed_b ? p->packed_b.memory : view_memory(p->b_md, b);
-    if (c) args[DNNL_ARG_BIAS] = view_memory(p->c_md, *c);
-    // oneDNN's scratchpad from the session's shared scratch buffer.
+    // oneDNN's scratchpad, then A and B in the half type, from the session's shared scratch buffer.
     Tensor own_scratch;
+    char* scratch = nullptr;
     if (p->scratch) {
-      void* pad = memory.scratch(p->scratch);
-      if (!pad) pad = (own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(p->scratch)})).raw();
-      args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(p->scratchpad_md, cpu_engine(), pad);
+      scratch = static_cast<char*>(memory.scratch(p->scratch));
+      if (!scratch) scratch = static_cast<char*>((own_scratch = uninit_tensor(DType::UInt8, {static_cast<int64_t>(p->scratch)})).raw());
     }
+    std::unordered_map<int, dnnl::memory> args = {{DNNL_ARG_DST, view_memory(p->y_md, y)}};
+    args[DNNL_ARG_SRC] = half_operand(*p, p->a_md, p->a_prim_md, a, scratch + p->a_offset);
+    args[DNNL_ARG_WEIGHTS] = p->packed_b ? p->packed_b.memory : half_operand(*p, p->b_md, p->b_prim_md, b, scratch + p->b_offset);
+    if (c) args[DNNL_ARG_BIAS] = view_memory(p->c_md, *c);
+    if (p->scratchpad_md.get_size()) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(p->scratchpad_md, cpu_engine(), scratch);
     p->prim.execute(cpu_stream(), args);
     cpu_stream().wait();
     ctx.set_output(0, std::move(y));
@@ -98,10 +101,26 @@ class OnednnMatMul : public FastKernel {
     Shape y_shape;
     dnnl::matmul prim;
     dnnl::memory::desc a_md, b_md, c_md, y_md;
+    // A and B as the primitive reads them: a_md/b_md, or the same strides in the half type.
+    dnnl::memory::desc a_prim_md, b_prim_md;
+    bool round_inputs = false;  // half precision emulated: A and B rounded, float32 primitive
     PackedWeights packed_b;
-    size_t scratch = 0;
+    size_t scratch = 0, a_offset = 0, b_offset = 0;  // scratch: oneDNN's pad, A's copy, B's copy
     dnnl::memory::desc scratchpad_md;
   };
+
+  // Operand `t` (stored as `md`) as the primitive reads it (`prim_md`): a view of its buffer, or a
+  // copy in `buffer` converted to the half type or rounded to it.
+  dnnl::memory half_operand(const Plan& p, const dnnl::memory::desc& md, const dnnl::memory::desc& prim_md,
+                            const Tensor& t, char* buffer) const {
+    if (p.round_inputs) {
+      round_to_half(compute_, t.data<float>(), reinterpret_cast<float*>(buffer), t.numel());
+      return dnnl::memory(md, cpu_engine(), buffer);
+    }
+    if (prim_md == md) return view_memory(md, t);
+    reorder(md, t.raw(), prim_md, buffer);
+    return dnnl::memory(prim_md, cpu_engine(), buffer);
+  }
 
   Plan& plan_for(const Shape& as, const Shape& bs, const Shape& cs, bool has_c) {
     if (last_ && last_->a_shape == as && last_->b_shape == bs && last_->c_shape == cs) return *last_;
@@ -174,20 +193,44 @@ class OnednnMatMul : public FastKernel {
     attr.set_post_ops(ops);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // the session's shared scratch buffer
     const bool pack = const_b_.defined() && bd.size() == 2;
-    const dnnl::memory::desc b_req = pack ? dnnl::memory::desc(bd, dt::f32, dnnl::memory::format_tag::any) : p.b_md;
-    auto desc = has_c ? dnnl::matmul::desc(p.a_md, b_req, p.c_md, p.y_md) : dnnl::matmul::desc(p.a_md, b_req, p.y_md);
-    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    // Half precision natively: A and B in the half type (copied into it each run, B packed once),
+    // accumulation and output in float32; where oneDNN has no fast implementation, emulated.
+    const bool native_half = compute_ != DType::Float32 && compute_natively_ && computes_natively(compute_);
+    const dt in_type = native_half ? onednn_half_type(compute_) : dt::f32;
+    p.a_prim_md = dnnl::memory::desc(ad, in_type, strides_of(ad, ta));
+    p.b_prim_md = dnnl::memory::desc(bd, in_type, strides_of(bd, tb));
+    const dnnl::memory::desc b_req = pack ? dnnl::memory::desc(bd, in_type, dnnl::memory::format_tag::any) : p.b_prim_md;
+    auto desc = has_c ? dnnl::matmul::desc(p.a_prim_md, b_req, p.c_md, p.y_md) : dnnl::matmul::desc(p.a_prim_md, b_req, p.y_md);
+    dnnl::matmul::primitive_desc pd;
+    try {
+      pd = dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
+    } catch (const dnnl::error&) {
+      if (!native_half) throw;
+    }
+    if (native_half && (!pd || std::string(pd.impl_info_str()).rfind("ref", 0) == 0)) {
+      compute_natively_ = false;
+      return build(p, as, bs, cs, has_c);
+    }
+    p.round_inputs = compute_ != DType::Float32 && !native_half;
     p.prim = dnnl::matmul(pd);
-    p.scratch = pd.scratchpad_desc().get_size();
     p.scratchpad_md = pd.scratchpad_desc();
+    // Scratch: oneDNN's pad, then A's and B's converted or rounded copies (64-byte aligned).
+    auto round64 = [](size_t b) { return (b + 63) / 64 * 64; };
+    const bool copy_inputs = native_half || p.round_inputs;
+    p.a_offset = round64(p.scratchpad_md.get_size());
+    p.b_offset = p.a_offset + (copy_inputs ? round64(p.a_md.get_size()) : 0);
+    p.scratch = p.b_offset + (copy_inputs && !pack ? round64(p.b_md.get_size()) : 0);
     if (pack) {
-      p.packed_b = pack_weights(p.b_md, const_b_.raw(), pd.weights_desc());
+      const Tensor b_used = p.round_inputs ? rounded_to_half(const_b_, compute_) : const_b_;
+      p.packed_b = pack_weights(p.b_md, b_used.raw(), pd.weights_desc());
     }
     p.valid = true;
   }
 
   const Node& node_;
   MatMulSpec spec_;
+  DType compute_;                 // SessionOptions::compute_precision
+  bool compute_natively_ = true;  // false once a shape had no fast native half implementation
   Tensor const_b_, scaled_c_;
   std::mutex mu_;
   std::unique_ptr<Plan> plan_;

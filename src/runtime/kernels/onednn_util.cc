@@ -48,11 +48,13 @@ dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t) {
   return dnnl::memory(md, cpu_engine(), const_cast<void*>(t.raw()));
 }
 
-dnnl::memory::desc blocked_f32_desc(const Shape& s) {
+dnnl::memory::desc blocked_f32_desc(const Shape& s) { return blocked_desc(s, dnnl::memory::data_type::f32); }
+
+dnnl::memory::desc blocked_desc(const Shape& s, dnnl::memory::data_type type) {
   if (s.size() != 4) fail("internal: the blocked layout is for rank-4 tensors, not {}", shape_str(s));
   static const bool wide = __builtin_cpu_supports("avx512f");
   using tag = dnnl::memory::format_tag;
-  return dnnl::memory::desc(to_dims(s), dnnl::memory::data_type::f32, wide ? tag::nChw16c : tag::nChw8c);
+  return dnnl::memory::desc(to_dims(s), type, wide ? tag::nChw16c : tag::nChw8c);
 }
 
 void reorder(const dnnl::memory::desc& from_md, const void* from, const dnnl::memory::desc& to_md, void* to) {

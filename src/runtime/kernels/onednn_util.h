@@ -23,6 +23,8 @@ dnnl::memory::desc plain_f32_desc(const Shape& s);
 // blocks of 16 (AVX-512) or 8, the last block zero-padded. Tensors in it keep their logical shape;
 // their buffer holds blocked_f32_desc(shape).get_size() bytes.
 dnnl::memory::desc blocked_f32_desc(const Shape& s);
+// The same layout with elements of type `type` (a half-precision kernel's input).
+dnnl::memory::desc blocked_desc(const Shape& s, dnnl::memory::data_type type);
 // A memory object viewing a tensor's buffer (no copy).
 dnnl::memory view_memory(const dnnl::memory::desc& md, const Tensor& t);
 
