@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -21,6 +22,12 @@ struct Session::GraphPlan {
   std::vector<std::vector<std::string>> release_after;  // per node: local names whose last use it was
   std::vector<std::unique_ptr<rt::FastKernel>> fast;    // per node: the selected fast kernel or null
   std::set<std::string> blocked;                        // values in the channel-blocked layout
+  // The graph's initializers as values, made once: a run's scope looks them up here instead of
+  // copying them in (an If/Loop body's scope is made on every run of the body).
+  std::unordered_map<std::string, Value> initializers;
+  // Main graph: the bytes of every initializer and tensor attribute of the model (bodies included),
+  // sorted by start, so that an output viewing them is handed to the caller as its own copy.
+  std::vector<std::pair<const char*, const char*>> model_bytes;
 };
 
 namespace {
@@ -76,13 +83,21 @@ void find_unknown_ops(const Graph& g, UnknownOps& u) {
 }
 
 // A chain of scopes: a subgraph sees its own values first, then its parents'.
+// Values set in a scope (graph inputs, node outputs) hide its graph's initializers of the same name.
 class Scope {
  public:
-  explicit Scope(const Scope* parent) : parent_(parent) {}
+  Scope(const Scope* parent, const std::unordered_map<std::string, Value>* initializers, size_t expected_values)
+      : parent_(parent), initializers_(initializers) {
+    values_.reserve(expected_values);
+  }
   const Value* find(const std::string& n) const {
     for (const Scope* s = this; s; s = s->parent_) {
       auto it = s->values_.find(n);
       if (it != s->values_.end()) return &it->second;
+      if (s->initializers_) {
+        auto init = s->initializers_->find(n);
+        if (init != s->initializers_->end()) return &init->second;
+      }
     }
     return nullptr;
   }
@@ -91,8 +106,69 @@ class Scope {
 
  private:
   const Scope* parent_;
+  const std::unordered_map<std::string, Value>* initializers_;
   std::unordered_map<std::string, Value> values_;
 };
+
+void collect_model_bytes(const Graph& g, std::vector<std::pair<const char*, const char*>>& out) {
+  auto add = [&](const Tensor& t) {
+    if (!t.defined() || !t.raw()) return;
+    const char* b = static_cast<const char*>(t.raw());
+    out.push_back({b, b + std::max<size_t>(t.nbytes(), 1)});
+  };
+  for (const auto& [n, t] : g.initializers) add(t);
+  for (const auto& node : g.nodes)
+    for (const auto& [k, a] : node.attrs) {
+      add(a.t);
+      for (const auto& t : a.tensors) add(t);
+      if (a.g) collect_model_bytes(*a.g, out);
+      for (const auto& sg : a.graphs) collect_model_bytes(*sg, out);
+    }
+}
+
+// Sorts byte ranges and merges those that overlap (tensors may view one another).
+void merge_ranges(std::vector<std::pair<const char*, const char*>>& r) {
+  std::sort(r.begin(), r.end());
+  size_t n = 0;
+  for (const auto& x : r) {
+    if (n > 0 && x.first < r[n - 1].second) r[n - 1].second = std::max(r[n - 1].second, x.second);
+    else r[n++] = x;
+  }
+  r.resize(n);
+}
+
+// True when `t` starts inside one of the merged byte ranges.
+bool starts_in(const Tensor& t, const std::vector<std::pair<const char*, const char*>>& ranges) {
+  const char* p = static_cast<const char*>(t.raw());
+  if (!t.defined() || !p || ranges.empty()) return false;
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), p, [](const char* x, const auto& r) { return x < r.first; });
+  return it != ranges.begin() && p < std::prev(it)->second;
+}
+
+// Outputs that share storage with the model's constants or the caller's feeds (views made by
+// Identity, Reshape, Squeeze, a same-type Cast ...) become the caller's own copies: writing into an
+// output must not change the model or an input.
+void own_outputs(std::vector<Value>& outs, const std::vector<Value>& feeds,
+                 const std::vector<std::pair<const char*, const char*>>& model_bytes) {
+  std::vector<std::pair<const char*, const char*>> feed_bytes;
+  auto add = [&](const Tensor& t) {
+    if (!t.defined() || !t.raw()) return;
+    const char* b = static_cast<const char*>(t.raw());
+    feed_bytes.push_back({b, b + std::max<size_t>(t.nbytes(), 1)});
+  };
+  for (const auto& f : feeds) {
+    add(f.tensor);
+    for (const auto& t : f.sequence) add(t);
+  }
+  merge_ranges(feed_bytes);
+  auto own = [&](Tensor& t) {
+    if (starts_in(t, model_bytes) || starts_in(t, feed_bytes)) t = t.clone();
+  };
+  for (auto& v : outs) {
+    if (v.is_tensor()) own(v.tensor);
+    for (auto& t : v.sequence) own(t);
+  }
+}
 
 }  // namespace
 
@@ -162,8 +238,7 @@ class Executor : public SubgraphRunner {
     auto it = plans_.find(&g);
     if (it == plans_.end()) fail("internal: graph '{}' has no execution plan", g.name);
     const Session::GraphPlan& plan = *it->second;
-    Scope scope(parent);
-    for (const auto& [name, t] : g.initializers) scope.set(name, Value(t));
+    Scope scope(parent, &plan.initializers, g.inputs.size() + g.nodes.size());
     if (inputs.size() > g.inputs.size())
       fail("graph '{}' takes {} inputs but {} were given", g.name, g.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) scope.set(g.inputs[i].name, inputs[i]);
@@ -346,6 +421,7 @@ void plan_graph(const Graph& g, const std::set<std::string>& outer,
     if (!visible.count(o.name)) fail("{}: graph '{}' output '{}' is never produced", file, g.name, o.name);
     last_use.erase(o.name);  // graph outputs live to the end
   }
+  for (const auto& [name, t] : g.initializers) plan->initializers.emplace(name, Value(t));
   plan->release_after.resize(g.nodes.size());
   for (const auto& [name, k] : last_use)
     if (!g.initializers.count(name)) plan->release_after[k].push_back(name);
@@ -456,6 +532,9 @@ Session::Session(std::shared_ptr<const Model> model, SessionOptions opts) : mode
   if (compute != DType::Float32 && compute != DType::Float16 && compute != DType::BFloat16)
     fail_unsupported("compute precision {}: float32, float16 or bfloat16 only", dtype_name(compute));
   if (!opts_.reference_kernels) select_fast_kernels(*model_, compute, plans_);
+  auto& model_bytes = plans_.at(&model_->graph)->model_bytes;
+  collect_model_bytes(model_->graph, model_bytes);
+  merge_ranges(model_bytes);
   // Only fast kernels write into the arena: for the reference kernels it would stay empty.
   if (opts_.activation_arena && !opts_.reference_kernels) arena_ = std::make_unique<rt::SessionArena>();
 }
@@ -495,7 +574,9 @@ std::vector<Value> Session::run(const std::vector<Value>& feeds, RunProfile* pro
     if (profile) profile->arena_bytes = arena->arena.bytes();
   }
   Executor exec(plans_, static_cast<int>(model_->opset("")), nullptr, profile, arena, watch && watch->see ? watch : nullptr);
-  return exec.execute(g, feeds, nullptr);
+  std::vector<Value> outs = exec.execute(g, feeds, nullptr);
+  own_outputs(outs, feeds, plans_.at(&g)->model_bytes);
+  return outs;
 }
 
 size_t Session::arena_bytes() const {

@@ -55,6 +55,12 @@ const FastKernelRegistry& FastKernelRegistry::global() {
     register_int_cast_kernels(r);
     register_cast_kernels(r);
     register_reduce_kernels(r);
+    register_view_kernels(r);
+    register_pad_kernels(r);
+    register_shape_kernels(r);
+    register_compare_kernels(r);
+    register_logical_kernels(r);
+    register_constant_of_shape_kernels(r);
     return r;
   }();
   return reg;

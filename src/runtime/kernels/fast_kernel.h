@@ -125,5 +125,11 @@ void register_rnn_kernels(FastKernelRegistry& r);
 void register_int_cast_kernels(FastKernelRegistry& r);
 void register_cast_kernels(FastKernelRegistry& r);
 void register_reduce_kernels(FastKernelRegistry& r);
+void register_view_kernels(FastKernelRegistry& r);
+void register_pad_kernels(FastKernelRegistry& r);
+void register_shape_kernels(FastKernelRegistry& r);
+void register_compare_kernels(FastKernelRegistry& r);
+void register_logical_kernels(FastKernelRegistry& r);
+void register_constant_of_shape_kernels(FastKernelRegistry& r);
 
 }  // namespace ms::rt
