@@ -112,14 +112,23 @@ TEST_F(BenchmarkCli, OptimizesAtLoadAndReportsTheReferenceShare) {
   r = ms("benchmark --modelFile " + path("m.onnx") + " --optimize fastest");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--optimize"), std::string::npos) << r.output;
-  // Half-precision compute is not built: refused (exit 3, naming what is missing), not run in fp32.
+  // Half-precision compute: accepted by every command that runs the model, and said how it runs;
+  // with the reference kernels (float32 only) refused, nothing written.
   for (const char* cmd : {"benchmark", "run", "profile"}) {
     const std::string out = std::string(cmd) == "run" ? " --outputDir " + path("out_bf16") : "";
-    r = ms(std::string(cmd) + " --modelFile " + path("m.onnx") + " --precision bf16" + out);
+    r = ms(std::string(cmd) + " --modelFile " + path("m.onnx") + " --precision bf16 --numThreads 1" + out +
+           (std::string(cmd) == "run" ? "" : " --loopCount 2"));
+    EXPECT_EQ(r.code, 0) << cmd << ": " << r.output;
+    if (std::string(cmd) != "run") EXPECT_NE(r.output.find("bf16"), std::string::npos) << r.output;
+    r = ms(std::string(cmd) + " --modelFile " + path("m.onnx") + " --precision fp16 --reference" +
+           (std::string(cmd) == "run" ? " --outputDir " + path("out_ref16") : ""));
     EXPECT_EQ(r.code, 3) << cmd << ": " << r.output;
-    EXPECT_NE(r.output.find("half precision is not built"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("float32 only"), std::string::npos) << r.output;
   }
-  EXPECT_FALSE(std::filesystem::exists(path("out_bf16")));
+  EXPECT_FALSE(std::filesystem::exists(path("out_ref16")));
+  r = ms("benchmark --modelFile " + path("m.onnx") + " --precision bf16 --loopCount 1 --format json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["precision"], "bfloat16");
   r = ms("benchmark --modelFile " + path("m.onnx") + " --precision fp32 --loopCount 1");
   EXPECT_EQ(r.code, 0) << r.output;
 }
