@@ -4,6 +4,8 @@
 #include <memory>
 #include <set>
 
+#include "passes/pipelines.h"
+
 namespace ms::quant {
 namespace {
 
@@ -12,6 +14,15 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) double row_sum(cons
 #pragma omp simd reduction(+ : s)
   for (int64_t i = 0; i < n; ++i) s += double(p[i]);
   return s;
+}
+
+// sum[j] += the `n` values at p[i * block + j], for each lane j < block: one channel block of a
+// blocked tensor (lanes are channels, i runs over positions).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void lane_sums(const float* __restrict p, int64_t n, int64_t block,
+                                                                            double* __restrict sum) {
+  for (int64_t i = 0; i < n; ++i)
+#pragma omp simd
+    for (int64_t j = 0; j < block; ++j) sum[j] += double(p[i * block + j]);
 }
 
 // Running per-channel sums of a float tensor along `axis`.
@@ -36,9 +47,50 @@ struct ChannelMean {
     for (int64_t r = 0; r < outer * c; ++r) sum[size_t(r % c)] += row[size_t(r)];
     per_channel += double(outer * inner);
   }
+  // t [N, C, H, W] in the channel-blocked layout (channels in blocks of `block`, the last one
+  // zero-padded), axis 1: the same sums as add() of its plain copy, up to the order of the additions.
+  void add_blocked(const Tensor& t, int block) {
+    const int64_t n = t.dim(0), c = t.dim(1), plane = t.dim(2) * t.dim(3), blocks = (c + block - 1) / block;
+    if (sum.empty()) sum.assign(size_t(c), 0.0);
+    if (int64_t(sum.size()) != c) fail("channel mean: channel count changed between samples ({} then {})", sum.size(), c);
+    std::vector<double> lanes(size_t(n * blocks * block), 0.0);
+    const float* x = t.data<float>();
+#pragma omp parallel for schedule(static) if (n * blocks * plane * block > (1 << 16))
+    for (int64_t r = 0; r < n * blocks; ++r) lane_sums(x + r * plane * block, plane, block, lanes.data() + r * block);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t ch = 0; ch < c; ++ch) sum[size_t(ch)] += lanes[size_t((i * blocks + ch / block) * block + ch % block)];
+    per_channel += double(n * plane);
+  }
 };
 
+// Every value a graph of m (main graph or body) takes as input or produces.
+std::set<std::string> produced_values(const Model& m) {
+  std::set<std::string> r;
+  for_each_graph(m.graph, [&](const Graph& g) {
+    for (const auto& v : g.inputs) r.insert(v.name);
+    for (const auto& n : g.nodes) r.insert(n.outputs.begin(), n.outputs.end());
+  });
+  return r;
+}
+
 }  // namespace
+
+std::shared_ptr<const Model> fused_for_calibration(const Model& m, const std::set<std::string>& watched) {
+  auto as_written = std::make_shared<const Model>(m);
+  Model fused = m;
+  passes::OptimizeOptions o;
+  for (const auto& name : passes::all_pass_names())
+    if (name != "fuse_activation") o.disabled.insert(name);
+  try {
+    if (passes::optimize_model(fused, o).failed_pass.size()) return as_written;
+  } catch (const Error&) {
+    return as_written;
+  }
+  const std::set<std::string> before = produced_values(m), after = produced_values(fused);
+  for (const auto& name : watched)
+    if (before.count(name) && !after.count(name)) return as_written;
+  return std::make_shared<const Model>(std::move(fused));
+}
 
 CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
                            const analysis::InputSamples& samples, const CalibOptions& opts,
@@ -53,11 +105,14 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
   for (const auto& [n, mean] : means) watch.names.insert(n);
   if (hessians) watch.names.insert(hessians->names().begin(), hessians->names().end());
   if (watch.names.empty()) return stats;
-  // The float model as written: the int8 rewrite of a partly quantized model could fuse a
-  // calibrated tensor away.
+  // The float model with activations and residual adds fused into their convolutions and matrix
+  // products, as `ms benchmark` runs it: an unfused Relu between two convolutions makes both run on
+  // the plain layout, not the channel-blocked one (about twice the time on a ResNet). Only when every
+  // watched value survives the fusion; else the model as written. Not the int8 rewrite of a partly
+  // quantized model either: it could fuse a calibrated tensor away.
   SessionOptions session_opts = opts.session;
   session_opts.int8_kernels = false;
-  Session session(std::make_shared<const Model>(m), session_opts);
+  Session session(fused_for_calibration(m, watch.names), session_opts);
   // Each tensor is observed the moment its node produces it, while it is still in cache and in the
   // activation arena (exposing it as a graph output would keep it alive, in the plain layout, to
   // the end of the run). A tensor missing from a sample or not float32 in it is left out.
@@ -72,6 +127,20 @@ CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names
     if (not_float.count(name)) return;
     if (auto o = observers.find(name); o != observers.end()) o->second.observe(t);
     if (auto c = means.find(name); c != means.end()) c->second.add(t);
+  };
+  // Values that travel channel-blocked are read so where every reader can (channel means over axis
+  // 1, convolution windows): no reorder to the plain layout. Observers take them plain.
+  for (const auto& n : watch.names) {
+    if (observers.count(n)) continue;
+    if (auto c = means.find(n); c != means.end() && c->second.axis != 1) continue;
+    if (hessians && hessians->names().count(n) && !hessians->reads_blocked(n)) continue;
+    watch.blocked_names.insert(n);
+  }
+  watch.see_blocked = [&](const std::string& name, const Tensor& t, int block) {
+    seen.insert(name);
+    if (hessians) hessians->see_blocked(name, t, block);
+    if (not_float.count(name)) return;
+    if (auto c = means.find(name); c != means.end()) c->second.add_blocked(t, block);
   };
   if (hessians) hessians->expect_samples(samples.count());
   for (size_t s = 0; s < samples.count(); ++s) {

@@ -4,6 +4,8 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,12 @@ struct CalibStats {
 CalibStats calibrate_stats(const Model& m, const std::vector<std::string>& names, const std::map<std::string, int>& mean_axes,
                            const analysis::InputSamples& samples, const CalibOptions& opts,
                            HessianCollector* hessians = nullptr);
+
+// The model calibration runs: m with activations and residual adds fused into the convolutions and
+// matrix products before them (passes fuse_activation), so that values travel between the fast
+// kernels in the channel-blocked layout as in plain inference, when every value of `watched` that m
+// produces is still produced; else m as written.
+std::shared_ptr<const Model> fused_for_calibration(const Model& m, const std::set<std::string>& watched);
 
 // The range of every tensor in `names` that is float32 in all samples (others are left out).
 std::map<std::string, Range> calibrate(const Model& m, const std::vector<std::string>& names,

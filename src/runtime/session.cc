@@ -334,11 +334,14 @@ class Executor : public SubgraphRunner {
   bool in_arena(const Value& v) const { return arena_ && v.is_tensor() && arena_->arena.contains(v.tensor.raw()); }
 
   // A watched value to the watcher, in the plain layout (a copy only when it travels blocked:
-  // float32 in nChw16c/nChw8c, int8 in NHWC, as the fast kernels pass them on).
+  // float32 in nChw16c/nChw8c, int8 in NHWC, as the fast kernels pass them on), or blocked as it
+  // lies to see_blocked when the watcher takes it so.
   void show(const std::string& name, const Value& v, const Session::GraphPlan& plan) const {
     if (!v.is_tensor() || !v.tensor.defined() || !watch_->names.count(name)) return;
     if (!plan.blocked.count(name)) return watch_->see(name, v.tensor);
     const Tensor& x = v.tensor;
+    if (x.dtype() == DType::Float32 && watch_->see_blocked && watch_->blocked_names.count(name))
+      return watch_->see_blocked(name, x, int(rt::blocked_f32_desc(x.shape()).data.format_desc.blocking.inner_blks[0]));
     // One buffer for every watched value of the run: the watcher reads each before the next one
     // comes, and a fresh large allocation per value costs the kernel's page zeroing each time.
     const size_t bytes = size_t(x.numel()) * dtype_size(x.dtype());

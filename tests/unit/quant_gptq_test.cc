@@ -271,11 +271,11 @@ Model matmul_model(int64_t rows, int64_t dim) {
   return m;
 }
 
-// 600 columns: a 512-column block (four lower-triangle panels) and an 88-column one. 8 samples of
+// 600 columns: four 128-column blocks and an 88-column one. 8 samples of
 // 200 rows, all taken (within the budget), alternate halves: each half queues 800 vectors, added
 // part-way (436 fill a 1 MB queue: after 600) and at the end (200). Each entry against its sum in double over the
 // vectors themselves, within float accumulation's error (1e-4 of the sum of |x_i x_j|); entries at
-// the panels' edges and spread over both triangles.
+// the blocks' edges and spread over both triangles.
 TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
   const int64_t rows = 200, dim = 600;
   const Model m = matmul_model(rows, dim);
@@ -292,7 +292,9 @@ TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
   const analysis::InputSamples s({{8, [&](size_t i) { return Value(sample(i)); }, [](size_t i) { return std::to_string(i); }}});
   const auto& h = gathered(m, o, s, c);
   ASSERT_EQ(h.dim, dim);
-  ASSERT_EQ(h.blocks(), 2);
+  const int64_t B = quant::kHessianBlock;
+  ASSERT_EQ(h.blocks(), (dim + B - 1) / B);
+  ASSERT_NE(dim % B, 0);  // a short last block
   std::vector<Tensor> xs;
   for (size_t k = 0; k < 8; ++k) xs.push_back(sample(k));
   std::vector<int64_t> at;
@@ -300,10 +302,11 @@ TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
   for (int64_t i : {127, 128, 255, 256, 383, 384, 511, 512, 513, 599}) at.push_back(i);
   for (int half = 0; half < 2; ++half) {
     EXPECT_EQ(h.vectors(half, 0), 4 * rows);
-    const std::vector<double> b0 = h.block(half, 0, 0, false), b1 = h.block(half, 0, 1, false);
+    std::vector<std::vector<double>> blocks;
+    for (int64_t b = 0; b < h.blocks(); ++b) blocks.push_back(h.block(half, 0, b, false));
     for (int64_t i : at)
       for (int64_t j : at) {
-        if ((i < 512) != (j < 512)) continue;  // only diagonal blocks are kept
+        if (i / B != j / B) continue;  // only diagonal blocks are kept
         double want = 0, bound = 0;
         for (size_t k = size_t(half); k < 8; k += 2) {
           const Tensor& x = xs[k];
@@ -312,7 +315,8 @@ TEST(InputHessian, QueuedPanelProductsMatchDoubleSums) {
             want += a * b, bound += std::fabs(a * b);
           }
         }
-        const double got = i < 512 ? b0[size_t(i * 512 + j)] : b1[size_t((i - 512) * 88 + (j - 512))];
+        const int64_t b = i / B, len = h.block_size(b);
+        const double got = blocks[size_t(b)][size_t((i - b * B) * len + (j - b * B))];
         EXPECT_NEAR(got, want, 1e-4 * bound) << "half " << half << " H[" << i << "][" << j << "]";
       }
   }
@@ -337,6 +341,188 @@ TEST(InputHessian, VectorBudgetIsSpreadOverTheSamples) {
   EXPECT_EQ(h.vectors(-1, 0), 2304);
   EXPECT_EQ(h.vectors(0, 0), 1152);
   EXPECT_EQ(h.vectors(1, 0), 1152);
+}
+
+// x [N, C, H, W] in the channel-blocked layout (channels in blocks of `block`, the last padded with
+// `pad`, which nothing may read), viewed with its logical shape.
+Tensor blocked_copy(const Tensor& x, int64_t block, std::vector<float>& buffer, float pad = 1e30f) {
+  const int64_t n = x.dim(0), c = x.dim(1), plane = x.dim(2) * x.dim(3), blocks = (c + block - 1) / block;
+  buffer.assign(size_t(n * blocks * block * plane), pad);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < plane; ++p)
+        buffer[size_t(((i * blocks + ch / block) * plane + p) * block + ch % block)] = x.data<float>()[(i * c + ch) * plane + p];
+  return Tensor::view(DType::Float32, x.shape(), buffer.data(), nullptr);
+}
+
+void expect_same_hessian(const quant::InputHessian& a, const quant::InputHessian& b) {
+  ASSERT_EQ(a.dim, b.dim);
+  ASSERT_EQ(a.slices, b.slices);
+  for (int half = 0; half < 2; ++half)
+    for (int64_t s = 0; s < a.slices; ++s) {
+      EXPECT_EQ(a.vectors(half, s), b.vectors(half, s));
+      EXPECT_EQ(a.halves[size_t(half)].sums[size_t(s)], b.halves[size_t(half)].sums[size_t(s)]);
+      for (int64_t blk = 0; blk < a.blocks(); ++blk) EXPECT_EQ(a.block(half, s, blk, false), b.block(half, s, blk, false));
+    }
+}
+
+// Conv over 20 channels (padded, strided, grouped so that groups straddle channel blocks): the
+// vectors read from the blocked layout, in blocks of 16 or 8, are the plain ones, bit for bit, and
+// the padding lanes are never read.
+TEST(InputHessian, BlockedLayoutGivesThePlainHessian) {
+  for (int64_t group : {1, 2, 5})
+    for (int block : {16, 8}) {
+      Model m = conv_model(1);
+      m.graph.inputs = {test::tensor_info("x", DType::Float32, {2, 20, 7, 6})};
+      Tensor w(DType::Float32, {10, 20 / group, 3, 3});
+      for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = float(i % 7) - 3.f;
+      m.graph.initializers["W"] = w;
+      m.graph.nodes[0].attrs["group"] = Attribute::of_int(group);
+      quant::QuantOptions o;
+      o.type = quant::QuantType::Weight;
+      quant::HessianCollector plain(m, o), blocked(m, o);
+      EXPECT_TRUE(blocked.reads_blocked("x"));
+      plain.expect_samples(3), blocked.expect_samples(3);
+      std::vector<float> buffer;
+      for (uint32_t k = 0; k < 3; ++k) {
+        const Tensor x = input(40 + k, {2, 20, 7, 6});
+        plain.see("x", x);
+        blocked.see_blocked("x", blocked_copy(x, block, buffer), block);
+        plain.end_sample(), blocked.end_sample();
+      }
+      const auto key = quant::weight_content_key(w);
+      ASSERT_TRUE(plain.hessians().count(key));
+      EXPECT_GT(plain.hessians().at(key).vectors(-1, 0), 0);
+      expect_same_hessian(plain.hessians().at(key), blocked.hessians().at(key));
+    }
+}
+
+// Conv -> Relu -> Conv: calibration fuses the Relu into the first Conv (unless a watched value would
+// go), so that the second Conv's input travels blocked between the fast kernels, and reads it as it
+// lies (no reorder): the same H as from its plain copy, the same channel means.
+TEST(InputHessian, CalibrationReadsBlockedValuesAsThePlainOnes) {
+  Model m;
+  m.opsets[""] = 17;
+  m.graph.name = "two_convs";
+  m.graph.inputs = {test::tensor_info("x", DType::Float32, {1, 3, 12, 12})};
+  m.graph.outputs = {test::tensor_info("y", DType::Float32, {})};
+  std::mt19937 g(9);
+  std::normal_distribution<float> d(0, 0.3f);
+  auto weight = [&](Shape s) {
+    Tensor w(DType::Float32, s);
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = d(g);
+    return w;
+  };
+  m.graph.initializers["W1"] = weight({24, 3, 3, 3});
+  m.graph.initializers["B1"] = weight({24});
+  m.graph.initializers["W2"] = weight({8, 24, 3, 3});
+  m.graph.initializers["B2"] = weight({8});
+  Node c1 = test::make_node("Conv", {"x", "W1", "B1"}, {"h0"}, "conv1");
+  c1.attrs["pads"] = Attribute::of_ints({1, 1, 1, 1});
+  Node c2 = test::make_node("Conv", {"h", "W2", "B2"}, {"y"}, "conv2");
+  c2.attrs["pads"] = Attribute::of_ints({1, 1, 1, 1});
+  m.graph.nodes = {c1, test::make_node("Relu", {"h0"}, {"h"}, "relu"), c2};
+  quant::QuantOptions o;
+  o.type = quant::QuantType::Weight;
+  const auto s = samples(4, {1, 3, 12, 12});
+
+  // Calibration as ms quant runs it: H of W2 and the mean of h, h read blocked when it travels so.
+  quant::HessianCollector calibrated(m, o);
+  const quant::CalibStats stats = quant::calibrate_stats(m, {}, {{"h", 1}}, s, {}, &calibrated);
+  // The same model as calibration runs it (Relu fused into the first Conv: nothing between the two
+  // convolutions keeps h plain), every value handed over plain.
+  const auto fused = quant::fused_for_calibration(m, {"x", "h"});
+  EXPECT_EQ(fused->graph.nodes.size(), 2u);
+  EXPECT_EQ(quant::fused_for_calibration(m, {"x", "h0"})->graph.nodes.size(), 3u);  // h0 would be fused away
+  quant::HessianCollector plain(m, o);
+  plain.expect_samples(s.count());
+  Session session(fused);
+  ValueWatch watch;
+  watch.names = plain.names();
+  std::vector<double> mean(24, 0.0);
+  double per_channel = 0;
+  size_t blocked_seen = 0;
+  watch.see = [&](const std::string& name, const Tensor& t) {
+    plain.see(name, t);
+    if (name != "h") return;
+    for (int64_t ch = 0; ch < 24; ++ch)
+      for (int64_t p = 0; p < 144; ++p) mean[size_t(ch)] += t.data<float>()[ch * 144 + p];
+    per_channel += 144;
+  };
+  for (size_t k = 0; k < s.count(); ++k) {
+    session.run(s.sample(k), nullptr, &watch);
+    plain.end_sample();
+  }
+  // Whether h travels blocked at all (it does where oneDNN's convolutions pick the blocked layout).
+  ValueWatch probe;
+  probe.names = probe.blocked_names = {"h"};
+  probe.see = [](const std::string&, const Tensor&) {};
+  probe.see_blocked = [&](const std::string&, const Tensor&, int) { ++blocked_seen; };
+  session.run(s.sample(0), nullptr, &probe);
+  if (blocked_seen == 0) GTEST_SKIP() << "h travels in the plain layout on this CPU";
+
+  for (const char* w : {"W1", "W2"}) {
+    const auto key = quant::weight_content_key(m.graph.initializers.at(w));
+    expect_same_hessian(calibrated.hessians().at(key), plain.hessians().at(key));
+  }
+  ASSERT_TRUE(stats.channel_means.count("h"));
+  for (int64_t ch = 0; ch < 24; ++ch)
+    EXPECT_NEAR(stats.channel_means.at("h")[size_t(ch)], mean[size_t(ch)] / per_channel, 1e-9 * (1 + std::fabs(mean[size_t(ch)] / per_channel)));
+}
+
+// Two convolutions with the same windows over one input (different output channels) share one H,
+// which is the one each would gather alone, and round as they would alone; a third one with other
+// strides keeps its own.
+TEST(InputHessian, WeightsReadingTheSameVectorsShareOneHessian) {
+  Model m = conv_model(1);
+  std::mt19937 g(21);
+  std::normal_distribution<float> d(0, 1);
+  auto weight = [&](Shape s) {
+    Tensor w(DType::Float32, s);
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = d(g);
+    return w;
+  };
+  m.graph.initializers["W2"] = weight({5, 4, 3, 3});
+  m.graph.initializers["W3"] = weight({6, 4, 3, 3});
+  Node twin = m.graph.nodes[0];
+  twin.inputs = {"x", "W2"}, twin.outputs = {"y2"}, twin.name = "twin";
+  Node other = m.graph.nodes[0];
+  other.inputs = {"x", "W3"}, other.outputs = {"y3"}, other.name = "other";
+  other.attrs["strides"] = Attribute::of_ints({1, 1});
+  m.graph.nodes.push_back(twin);
+  m.graph.nodes.push_back(other);
+  quant::QuantOptions o;
+  o.type = quant::QuantType::Weight;
+  o.bit_num = 4;
+  const auto key = [&](const Model& model, const char* w) { return quant::weight_content_key(model.graph.initializers.at(w)); };
+  quant::HessianCollector shared(m, o);
+  EXPECT_EQ(shared.shared().size(), 1u);
+  ASSERT_TRUE(shared.shared().count(key(m, "W2")));
+  EXPECT_EQ(shared.shared().at(key(m, "W2")), key(m, "W"));
+  quant::calibrate_stats(m, {}, {}, samples(6, {2, 4, 5, 6}), {}, &shared);
+  const auto& hs = shared.hessians();
+
+  // Each weight alone, in a model of its own node.
+  for (const char* w : {"W", "W2", "W3"}) {
+    Model alone = m;
+    alone.graph.nodes = {m.graph.nodes[w == std::string("W") ? 0 : w == std::string("W2") ? 1 : 2]};
+    alone.graph.nodes[0].outputs = {"y"};
+    for (const char* other_w : {"W", "W2", "W3"})
+      if (std::string(other_w) != w) alone.graph.initializers.erase(other_w);
+    quant::HessianCollector c(alone, o);
+    EXPECT_TRUE(c.shared().empty());
+    quant::calibrate_stats(alone, {}, {}, samples(6, {2, 4, 5, 6}), {}, &c);
+    ASSERT_TRUE(c.hessians().count(key(alone, w)));
+    expect_same_hessian(hs.at(key(m, w)), c.hessians().at(key(alone, w)));
+    const auto r_shared = quant::round_weights_to_inputs(m, o, hs, {});
+    const auto r_alone = quant::round_weights_to_inputs(alone, o, c.hessians(), {});
+    const Tensor &a = r_shared.weights->at(key(m, w)).q, &b = r_alone.weights->at(key(alone, w)).q;
+    ASSERT_EQ(a.nbytes(), b.nbytes());
+    const auto* pa = static_cast<const uint8_t*>(a.raw());
+    const auto* pb = static_cast<const uint8_t*>(b.raw());
+    EXPECT_EQ(std::vector<uint8_t>(pa, pa + a.nbytes()), std::vector<uint8_t>(pb, pb + b.nbytes())) << w;
+  }
+  EXPECT_NE(hs.at(key(m, "W")).vectors(-1, 0), hs.at(key(m, "W3")).vectors(-1, 0));  // other windows
 }
 
 // A whole model, WEIGHT_QUANT at 4 bits: with GPTQ the output error on fresh inputs is below
