@@ -76,6 +76,10 @@ TEST(FastPool, MaxAverageGlobal) {
   check_pool("MaxPool", {1, 8, 13, 13}, {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})}});
   check_pool("MaxPool", {1, 3, 10, 11}, {{"kernel_shape", ints({3, 2})}, {"strides", ints({2, 2})}, {"ceil_mode", Attribute::of_int(1)}});
   check_pool("MaxPool", {2, 4, 12}, {{"kernel_shape", ints({3})}, {"dilations", ints({2})}});
+  // Plain sources that oneDNN pools with scalar loops go through the blocked layout (IS-Net's
+  // 2x2 ceil-mode pools), channels not a multiple of the block included.
+  check_pool("MaxPool", {1, 32, 128, 128}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}, {"ceil_mode", Attribute::of_int(1)}});
+  check_pool("MaxPool", {2, 20, 33, 31}, {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}, {"ceil_mode", Attribute::of_int(1)}});
   check_pool("AveragePool", {1, 5, 9, 9}, {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
   check_pool("AveragePool", {1, 5, 9, 9},
              {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}, {"count_include_pad", Attribute::of_int(1)}});

@@ -80,14 +80,12 @@ Tensor owned_bytes(std::shared_ptr<void> owner, size_t bytes) {
   return Tensor::view(DType::UInt8, {static_cast<int64_t>(bytes)}, p, std::move(owner));
 }
 
-// Per-run temporaries and outputs come from the heap, where glibc reuses freed blocks from run to
-// run; long-lived buffers take runtime/memory/large_buffer.h instead.
+// Per-run temporaries and outputs: small ones from the heap, where glibc reuses freed blocks from
+// run to run, large ones from the pool of recycled regions (large_buffer.h).
 Tensor uninit_tensor(DType dtype, Shape shape, size_t bytes) {
   if (!bytes) bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  const size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  std::shared_ptr<void> owner(p, [](void* q) { std::free(q); });
+  std::shared_ptr<void> owner = recycled_buffer((bytes + 63) / 64 * 64);
+  void* p = owner.get();
   return Tensor::view(dtype, std::move(shape), p, std::move(owner));
 }
 

@@ -1,7 +1,10 @@
 // MaxPool (without the Indices output), AveragePool, GlobalAveragePool and GlobalMaxPool on
 // oneDNN, 1-D to 3-D. ONNX's ceil_mode becomes extra end padding (which max and exclude-padding
 // average ignore); rank-4 pools read and write the channel-blocked layout like the convolutions.
+// A plain rank-4 source that oneDNN would pool with a scalar implementation (its simple_nchw
+// loops, ten times slower than a memory pass) goes through the blocked layout instead.
 #include <mutex>
+#include <string>
 
 #include "ops/conv_pool_util.h"
 #include "runtime/kernels/fast_kernel.h"
@@ -43,10 +46,14 @@ class OnednnPool : public FastKernel {
     }
     Plan& p = *planned;
     Tensor y = output_tensor(memory, 0, DType::Float32, p.y_shape, p.y_md.get_size());
-    // Pooling keeps the source's layout: a plain input pools plainly, then y is reordered if needed.
+    // Pooling keeps the source's layout (src_md: x's, or the blocked detour), then y is reordered if
+    // needed.
+    Tensor src_tmp = p.src_md == p.x_md ? Tensor() : byte_buffer(p.src_md);
+    if (src_tmp.defined()) reorder(p.x_md, x.raw(), p.src_md, src_tmp.raw());
+    const void* src = src_tmp.defined() ? src_tmp.raw() : x.raw();
     Tensor dst_tmp = p.dst_md == p.y_md ? Tensor() : byte_buffer(p.dst_md);
     void* dst = dst_tmp.defined() ? dst_tmp.raw() : y.raw();
-    p.prim.execute(cpu_stream(), {{DNNL_ARG_SRC, view_memory(p.x_md, x)},
+    p.prim.execute(cpu_stream(), {{DNNL_ARG_SRC, dnnl::memory(p.src_md, cpu_engine(), const_cast<void*>(src))},
                                   {DNNL_ARG_DST, dnnl::memory(p.dst_md, cpu_engine(), dst)}});
     cpu_stream().wait();
     if (dst != y.raw()) reorder(p.dst_md, dst, p.y_md, y.raw());
@@ -58,7 +65,7 @@ class OnednnPool : public FastKernel {
   struct Plan {
     Shape x_shape, y_shape;
     dnnl::pooling_v2_forward prim;
-    dnnl::memory::desc x_md, y_md, dst_md;
+    dnnl::memory::desc x_md, y_md, src_md, dst_md;  // src/dst: the layouts the primitive pools in
   };
 
   Plan& plan_for(const Shape& xs) {
@@ -101,10 +108,16 @@ class OnednnPool : public FastKernel {
     }
     p->x_md = x_blocked_ ? blocked_f32_desc(xs) : plain_f32_desc(xs);
     p->y_md = y_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
-    p->dst_md = x_blocked_ ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
-    dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, p->x_md, p->dst_md, strides, kernel,
-                                        dilation, pad_l, pad_r);
-    p->prim = dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, cpu_engine()));
+    auto pooling = [&](bool blocked) {
+      p->src_md = blocked ? blocked_f32_desc(xs) : p->x_md;
+      p->dst_md = blocked ? blocked_f32_desc(p->y_shape) : plain_f32_desc(p->y_shape);
+      dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, p->src_md, p->dst_md, strides,
+                                          kernel, dilation, pad_l, pad_r);
+      return dnnl::pooling_v2_forward::primitive_desc(desc, cpu_engine());
+    };
+    auto pd = pooling(x_blocked_);
+    if (!x_blocked_ && xs.size() == 4 && std::string(pd.impl_info_str()).rfind("jit", 0) != 0) pd = pooling(true);
+    p->prim = dnnl::pooling_v2_forward(pd);
     return p;
   }
 

@@ -45,6 +45,19 @@ bool ActivationArena::is_own_slot(size_t node, size_t output, const void* p) con
   return p == static_cast<const char*>(buffer_.get()) + slots_[node][output].offset;
 }
 
+namespace {
+
+// A copy of `t` (not a string tensor) in a recycled run buffer: a graph output copied out of the
+// arena on every run would otherwise be faulted in page by page each time (large_buffer.h).
+Tensor recycled_copy(const Tensor& t) {
+  std::shared_ptr<void> owner = recycled_buffer(t.nbytes());
+  std::memcpy(owner.get(), t.raw(), t.nbytes());
+  void* p = owner.get();
+  return Tensor::view(t.dtype(), t.shape(), p, std::move(owner));
+}
+
+}  // namespace
+
 void* ActivationArena::scratch(size_t bytes) {
   if (bytes > scratch_capacity_) {
     scratch_.reset();
@@ -76,14 +89,14 @@ std::optional<size_t> ActivationArena::settle_output(size_t node, size_t output,
     std::memcpy(own.raw(), t.raw(), t.nbytes());
     t = std::move(own);
   } else {
-    t = t.clone();
+    t = recycled_copy(t);
   }
   return view_of;
 }
 
 void ActivationArena::detach(Value& v) const {
   auto detach_tensor = [&](Tensor& t) {
-    if (t.defined() && t.dtype() != DType::String && t.nbytes() > 0 && contains(t.raw())) t = t.clone();
+    if (t.defined() && t.dtype() != DType::String && t.nbytes() > 0 && contains(t.raw())) t = recycled_copy(t);
   };
   if (v.is_tensor()) detach_tensor(v.tensor);
   for (auto& t : v.sequence) detach_tensor(t);

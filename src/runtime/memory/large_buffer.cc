@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <list>
 #include <mutex>
 #include <new>
 
@@ -46,6 +47,65 @@ std::shared_ptr<void> large_buffer(size_t bytes) {
   void* p = std::aligned_alloc(64, bytes ? round_up(bytes, 64) : 64);
   if (!p) throw std::bad_alloc();
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+namespace {
+
+// Freed run buffers by size (whole huge pages), most recently freed first; over the cap the
+// least recently freed are unmapped.
+constexpr size_t kRecycledBytes = size_t{1} << 30;
+
+class RecyclePool {
+ public:
+  std::shared_ptr<void> get(size_t bytes) {
+    const size_t rounded = round_up(bytes, kHugePage);
+    std::shared_ptr<char> region;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // The smallest free region that fits without wasting more than a quarter of itself.
+      auto best = free_.end();
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if (it->bytes >= rounded && it->bytes <= rounded + rounded / 4 && (best == free_.end() || it->bytes < best->bytes))
+          best = it;
+      if (best != free_.end()) {
+        region = std::move(best->region);
+        cached_ -= best->bytes;
+        free_.erase(best);
+      }
+    }
+    if (!region) region = mapped_region(rounded, true);
+    const size_t size = region ? rounded : 0;
+    char* p = region.get();
+    // The returned pointer's deleter hands the region back instead of unmapping it.
+    return std::shared_ptr<void>(p, [this, region = std::move(region), size](void*) mutable { put(std::move(region), size); });
+  }
+
+ private:
+  struct Free {
+    std::shared_ptr<char> region;
+    size_t bytes;
+  };
+  void put(std::shared_ptr<char> region, size_t bytes) {
+    std::list<Free> evicted;  // unmapped outside the lock
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_front({std::move(region), bytes});
+    cached_ += bytes;
+    while (cached_ > kRecycledBytes) {
+      cached_ -= free_.back().bytes;
+      evicted.splice(evicted.end(), free_, std::prev(free_.end()));
+    }
+  }
+  std::mutex mu_;
+  std::list<Free> free_;
+  size_t cached_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<void> recycled_buffer(size_t bytes) {
+  if (bytes < kHugeFrom) return large_buffer(bytes);
+  static RecyclePool* pool = new RecyclePool;  // never destroyed: buffers may outlive static teardown
+  return pool->get(bytes);
 }
 
 std::shared_ptr<void> mapped_buffer(size_t bytes) { return mapped_region(bytes, bytes >= kHugeFrom); }

@@ -19,6 +19,14 @@ std::shared_ptr<void> large_buffer(size_t bytes);
 // weights): a slice of a shared huge-page region, which lives while any slice of it does.
 std::shared_ptr<void> weight_buffer(size_t bytes);
 
+// 64-byte aligned, uninitialised storage for a buffer that lives for one run (a kernel's output off
+// the arena, a graph output). From 1 MiB up it is a huge-page region kept for reuse when freed:
+// glibc maps blocks this large afresh on every allocation and unmaps them on free, so each run
+// faulted its outputs in again page by page (IS-Net at 1024x1024: about 45k page faults a run, at
+// about 10 us each in a VM, a fifth of the run). Freed regions wait in a process-wide pool of at
+// most kRecycledBytes for an allocation of about their size, as ONNX Runtime's arena keeps its own.
+std::shared_ptr<void> recycled_buffer(size_t bytes);
+
 // Page-aligned, zero-filled, mapped on its own: its memory goes back to the system as soon as it is
 // freed, where glibc keeps freed heap blocks resident (for big short-lived buffers).
 std::shared_ptr<void> mapped_buffer(size_t bytes);
