@@ -2,8 +2,8 @@
 // activation run inside the convolution. Weights are reordered once per input shape into the
 // layout the chosen implementation wants; 1-D, 2-D and 3-D, grouped and depthwise, any
 // pads/strides/dilations. Rank-4 convolutions read and write the channel-blocked layout when the
-// session places their neighbours' values in it; otherwise they reorder at their own boundary. With a half-precision compute type
-// (half_compute.h) the source and weights are read in that type.
+// session places their neighbours' values in it; otherwise they reorder at their own boundary.
+// With a half-precision compute type (half_compute.h) the source and weights are read in that type.
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -242,8 +242,8 @@ class OnednnConv : public FastKernel {
     // the reference kernels on ResNet-50).
     bool unit_steps = true;
     for (size_t d = 0; d < strides.size(); ++d) unit_steps = unit_steps && strides[d] == 1 && dilates[d] == 0;
-    const bool winograd_shape = !native_half && xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 && unit_steps &&
-                                xs[1] >= kWinogradMinChannels && M >= kWinogradMinChannels;
+    const bool winograd_shape = !native_half && xs.size() == 4 && group_ == 1 && w.dim(2) == 3 && w.dim(3) == 3 &&
+                                unit_steps && xs[1] >= kWinogradMinChannels && M >= kWinogradMinChannels;
     auto make_desc = [&](dnnl::algorithm alg) {
       return has_bias ? dnnl::convolution_forward::desc(fwd, alg, src_req, any(wdims, in_type), p->bias_md, dst_req,
                                                         strides, dilates, pad_l, pad_r)
