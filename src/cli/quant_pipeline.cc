@@ -43,6 +43,28 @@ std::set<std::string> int8_layers(const Model& q) {
   return layers;
 }
 
+// The nodes --mixedPrecision keeps float32: all but the layers that stayed float (`float_layers`)
+// and the nodes that read only their results (a Relu after a float convolution, say), so that
+// values between an int8 layer and its neighbours are not cast to half and back.
+std::set<std::string> mixed_precision_float32(const Model& q, const std::set<std::string>& float_layers) {
+  std::set<std::string> produced, half_values, keep;
+  for (const auto& n : q.graph.nodes) produced.insert(n.outputs.begin(), n.outputs.end());
+  for (const auto& n : q.graph.nodes) {
+    bool half = float_layers.count(n.name) > 0;
+    if (!half) {
+      bool reads_half = false, reads_other = false;
+      for (const auto& in : n.inputs) {
+        if (in.empty() || !produced.count(in)) continue;  // weights and graph inputs
+        (half_values.count(in) ? reads_half : reads_other) = true;
+      }
+      half = reads_half && !reads_other;
+    }
+    if (half) half_values.insert(n.outputs.begin(), n.outputs.end());
+    else keep.insert(n.name);
+  }
+  return keep;
+}
+
 }  // namespace
 
 PtqResult run_ptq(Model m, const PtqSettings& s) {
@@ -157,7 +179,19 @@ PtqResult run_ptq(Model m, const PtqSettings& s) {
   const std::string fallback_why = fmt::format("sensitivity fallback for --maxAccuracyLoss {} ({})", s.max_loss, s.metric_name);
   r.quantized = build_with(r.reverted, fallback_why, true);
   Model& q = r.quantized;
-  if (s.mixed_precision != DType::Float32) r.half_nodes = passes::to_half_compute_form(q, s.mixed_precision, int8_layers(q));
+  if (s.mixed_precision != DType::Float32) {
+    // Every layer the quantizer could take, whatever the skip lists say; those without Q/DQ stayed float.
+    quant::QuantOptions all = opts;
+    all.skip_nodes.clear();
+    all.skip_op_types.clear();
+    all.keep_float.clear();
+    all.min_quant_weight_size = all.min_quant_weight_channel = 0;
+    const std::set<std::string> int8 = int8_layers(q);
+    std::set<std::string> float_layers;
+    for (const auto& l : quant::quantizable_nodes(m, all))
+      if (!int8.count(l)) float_layers.insert(l);
+    r.half_nodes = passes::to_half_compute_form(q, s.mixed_precision, mixed_precision_float32(q, float_layers));
+  }
   // Quantized weights are integers already; the scales stay float32 (weights_to_fp16 leaves them).
   r.fp16_weights = s.fp16 ? passes::weights_to_fp16(q) : 0;
   // Weight-only MindIR: short channels' scales leave the weight (quant/channel_scales.h).

@@ -320,5 +320,39 @@ TEST_F(QuantInt4Cli, Fp16StoresFloatWeightsAsHalfAndLeavesQuantizedOnesAlone) {
   for (int64_t i = 0; i < yq[0].numel(); ++i) EXPECT_NEAR(yc[0].data<float>()[i], yq[0].data<float>()[i], 1e-3);
 }
 
+TEST_F(QuantInt4Cli, MixedPrecisionComputesTheFloatLayersInHalf) {
+  // --skipNodes conv keeps the convolution float: with --mixedPrecision fp16 it computes in float16
+  // (its weight stored in it, its input cast to it) and ReduceMean, a reduction, stays float32.
+  auto r = ms("quant --modelFile " + path("m.onnx") +
+              " --quantType WEIGHT_QUANT --skipNodes conv --mixedPrecision fp16 --outputFile " + path("mx.onnx"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("compute in fp16"), std::string::npos) << r.output;
+  const Model mx = load_model(path("mx.onnx"));
+  const Node* conv = nullptr;
+  for (const auto& n : mx.graph.nodes)
+    if (n.name == "conv") conv = &n;
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(mx.graph.initializers.at(conv->inputs[1]).dtype(), DType::Float16);
+  EXPECT_EQ(mx.graph.inputs[0].type.dtype, DType::Float32);
+  const Tensor x = random_tensor({1, 3, 8, 8}, 5);
+  const auto yf = run_ref(conv_reduce_model(), x), ym = run_ref(mx, x);
+  ASSERT_EQ(ym[0].dtype(), DType::Float32);
+  double diff = 0;
+  for (int64_t i = 0; i < yf[0].numel(); ++i) {
+    EXPECT_NEAR(ym[0].data<float>()[i], yf[0].data<float>()[i], 1e-2);
+    diff = std::max(diff, std::abs(double(ym[0].data<float>()[i]) - yf[0].data<float>()[i]));
+  }
+  EXPECT_GT(diff, 0.0) << "float16 compute gave the float32 numbers exactly";
+  // The quantized layers stay as they were: without the skip, nothing is float, nothing is half.
+  r = ms("quant --modelFile " + path("m.onnx") + " --quantType WEIGHT_QUANT --mixedPrecision fp16 --outputFile " + path("mq.onnx"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const auto& n : load_model(path("mq.onnx")).graph.nodes) EXPECT_NE(n.op_type, "Cast") << n.name;
+  EXPECT_EQ(ms("quant --modelFile " + path("m.onnx") + " --quantType WEIGHT_QUANT --mixedPrecision fp16 --fp16 on --outputFile " +
+               path("bad.onnx")).code, 2);
+  EXPECT_EQ(ms("quant --modelFile " + path("m.onnx") + " --quantType WEIGHT_QUANT --mixedPrecision fp8 --outputFile " +
+               path("bad.onnx")).code, 2);
+  EXPECT_FALSE(std::filesystem::exists(path("bad.onnx")));
+}
+
 }  // namespace
 }  // namespace ms
