@@ -24,6 +24,28 @@ bool has_subgraph(const Node& n) {
   return false;
 }
 
+// Every value a subgraph (If/Loop/Scan body, at any depth) reads: the outer values it captures
+// among them must keep their type.
+void collect_subgraph_reads(const Graph& g, bool inside, std::set<std::string>& reads) {
+  for (const auto& n : g.nodes) {
+    if (inside) reads.insert(n.inputs.begin(), n.inputs.end());
+    for (const auto& [k, a] : n.attrs) {
+      if (a.g) collect_subgraph_reads(*a.g, true, reads);
+      for (const auto& sub : a.graphs) collect_subgraph_reads(*sub, true, reads);
+    }
+  }
+}
+
+Node cast_node(const std::string& name, const std::string& in, const std::string& out, DType to) {
+  Node c;
+  c.op_type = "Cast";
+  c.name = name;
+  c.inputs = {in};
+  c.outputs = {out};
+  c.attrs["to"] = Attribute::of_int(static_cast<int64_t>(to));
+  return c;
+}
+
 Tensor to_half(const Tensor& t, DType half) {
   Tensor h(half, t.shape());
   const float* src = t.data<float>();
@@ -41,6 +63,7 @@ class HalfForm {
     for (const auto& v : g_.inputs) taken_.insert(v.name);
     for (const auto& n : g_.nodes) taken_.insert(n.outputs.begin(), n.outputs.end());
     for (const auto& o : g_.outputs) outputs_.insert(o.name);
+    collect_subgraph_reads(g_, false, captured_);
   }
 
   size_t run() {
@@ -67,6 +90,7 @@ class HalfForm {
         for (const auto& in : g_.nodes[k].inputs) read_as_float.insert(in);
     for (const auto& o : g_.outputs) read_as_float.insert(o.name);
     for (const auto& i : g_.inputs) read_as_float.insert(i.name);  // an input's default must keep its type
+    read_as_float.insert(captured_.begin(), captured_.end());
 
     size_t half_nodes = 0;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
@@ -103,6 +127,8 @@ class HalfForm {
   bool computes_in_half(const Node& n, const DTypeOf& dtype_of) const {
     const OpDef* def = OpRegistry::global().find(n.domain, n.op_type);
     if (!def || !(def->traits & kTraitHalfCompute) || keep_.count(n.name) || has_subgraph(n)) return false;
+    for (const auto& out : n.outputs)
+      if (captured_.count(out)) return false;
     bool any_float = false;
     auto fits = [&](const std::string& v) {
       if (v.empty()) return true;
@@ -147,13 +173,7 @@ class HalfForm {
     auto [it, fresh_cast] = casts_.try_emplace({v, to});
     if (fresh_cast) {
       it->second = fresh(v + (to == DType::Float32 ? "_float" : suffix()));
-      Node c;
-      c.op_type = "Cast";
-      c.name = it->second;
-      c.inputs = {v};
-      c.outputs = {it->second};
-      c.attrs["to"] = Attribute::of_int(static_cast<int64_t>(to));
-      added_nodes_.push_back(std::move(c));
+      added_nodes_.push_back(cast_node(it->second, v, it->second, to));
     }
     return it->second;
   }
@@ -162,13 +182,7 @@ class HalfForm {
   std::string renamed_output(const std::string& out) {
     const std::string h = fresh(out + suffix());
     renamed_[out] = h;
-    Node c;
-    c.op_type = "Cast";
-    c.name = out + "_to_float";
-    c.inputs = {h};
-    c.outputs = {out};
-    c.attrs["to"] = Attribute::of_int(static_cast<int64_t>(DType::Float32));
-    added_nodes_.push_back(std::move(c));
+    added_nodes_.push_back(cast_node(out + "_to_float", h, out, DType::Float32));
     return h;
   }
 
@@ -178,7 +192,7 @@ class HalfForm {
   Graph& g_;
   DType half_;
   const std::set<std::string>& keep_;
-  std::set<std::string> taken_, outputs_;
+  std::set<std::string> taken_, outputs_, captured_;
   std::map<std::string, std::string> weight_copies_, renamed_;
   std::map<std::pair<std::string, DType>, std::string> casts_;
   std::vector<Node> added_nodes_;

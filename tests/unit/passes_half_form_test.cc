@@ -123,6 +123,44 @@ TEST(HalfComputeForm, KeptNodesAndSharedWeightsStayFloat32) {
   EXPECT_NO_THROW(Session(std::make_shared<const Model>(m), ref));
 }
 
+TEST(HalfComputeForm, ValuesABodyCapturesKeepFloat32) {
+  // An If body reads the Relu's output from the outer graph: that Relu must keep writing float32.
+  TestGraph g;
+  g.input("x", {1, 4}).input("c", {}, DType::Bool);
+  g.weight("w", {4, 4});
+  g.node("MatMul", {"x", "w"}, {"m"});
+  g.node("Relu", {"m"}, {"r"});
+  auto branch = [](const std::string& op) {
+    auto body = std::make_shared<Graph>();
+    body->name = op;
+    Node n;
+    n.op_type = op;
+    n.name = "b_" + op;
+    n.inputs = {"r"};
+    n.outputs = {"o_" + op};
+    body->nodes = {n};
+    body->outputs = {{"o_" + op, TypeInfo::tensor_unknown_shape(DType::Float32)}};
+    return body;
+  };
+  g.node("If", {"c"}, {"y"}, {{"then_branch", Attribute::of_graph(branch("Identity"))},
+                              {"else_branch", Attribute::of_graph(branch("Neg"))}});
+  g.output("y");
+  g.m.graph.outputs[0].type = TypeInfo::tensor_unknown_shape(DType::Float32);
+  Model m = g.m;
+  passes::to_half_compute_form(m, DType::Float16);
+  EXPECT_EQ(node_named(m, "n_r").outputs[0], "r");
+  EXPECT_EQ(input_dtype(m, node_named(m, "n_r").inputs[0]), DType::Float32);  // the MatMul's half result cast back
+  Tensor x = Tensor::from_vector<float>({0.5f, -1.f, 2.f, 0.25f}, {1, 4});
+  Tensor cond(DType::Bool, {});
+  cond.data<bool>()[0] = true;
+  SessionOptions ref;
+  ref.reference_kernels = true;
+  const auto want = Session(std::make_shared<const Model>(g.m), ref).run(std::vector<Value>{Value(x), Value(cond)});
+  const auto got = Session(std::make_shared<const Model>(m), ref).run(std::vector<Value>{Value(x), Value(cond)});
+  ASSERT_EQ(got[0].tensor.dtype(), DType::Float32);
+  for (int64_t i = 0; i < 4; ++i) EXPECT_NEAR(got[0].tensor.as_double(i), want[0].tensor.as_double(i), 1e-2);
+}
+
 TEST(HalfComputeForm, BFloat16NeedsOpset13) {
   Model m = float_model();
   m.opsets[""] = 11;
