@@ -38,6 +38,12 @@ int run_command(CLI::App& app, const Args& args, const std::function<int()>& bod
   }
 }
 
+DType precision_type(const std::string& flag_value) {
+  if (flag_value == "fp16") return DType::Float16;
+  if (flag_value == "bf16") return DType::BFloat16;
+  return DType::Float32;
+}
+
 std::vector<std::string> split_list(const std::string& s, char sep) {
   std::vector<std::string> r;
   std::stringstream ss(s);

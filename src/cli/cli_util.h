@@ -17,6 +17,10 @@ int run_command(CLI::App& app, const Args& args, const std::function<int()>& bod
 
 std::vector<std::string> split_list(const std::string& s, char sep = ',');
 
+// The element type a checked --precision/--mixedPrecision value names: fp16, bf16, else (fp32,
+// off) Float32.
+DType precision_type(const std::string& flag_value);
+
 // save_model for the files a command produces. When MS_COLLECT_ONNX_DIR names a folder (the test
 // suite sets it), each ONNX file written is also copied there, so that one test can prove that
 // every ONNX file the suite made loads in ONNX Runtime and passes ONNX's checker.

@@ -44,7 +44,7 @@ int cmd_convert(const Args& args) {
     o.fp16 = fp16 == "on";
     if (o.fp16 && precision != "fp32")
       fail("--fp16 on stores float32 weights as float16; --precision {} already stores them in the half type: give one", precision);
-    o.compute_precision = precision == "fp16" ? DType::Float16 : precision == "bf16" ? DType::BFloat16 : DType::Float32;
+    o.compute_precision = precision_type(precision);
     run_conversion(o);
     return 0;
   });

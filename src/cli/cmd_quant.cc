@@ -256,7 +256,7 @@ int cmd_quant(const Args& args) {
     if (ps.fp16 && mixed_precision != "off")
       fail("--fp16 on stores kept-float weights as float16; --mixedPrecision {} computes those layers in it: give one",
            mixed_precision);
-    ps.mixed_precision = mixed_precision == "fp16" ? DType::Float16 : mixed_precision == "bf16" ? DType::BFloat16 : DType::Float32;
+    ps.mixed_precision = precision_type(mixed_precision);
     ps.out_fmt = out_fmt;
     PtqResult pr = run_ptq(std::move(m), ps);
     const Model& q = pr.quantized;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/cli_util.h"
 #include "cli/convert_common.h"
 #include "core/error.h"
 #include "passes/basic_passes.h"
@@ -43,7 +44,7 @@ void add_session_model_flags(CLI::App& app, SessionModelFlags& flags) {
 SessionModel load_session_model(const std::string& path, const SessionModelFlags& flags,
                                 const std::string& default_level) {
   SessionModel s;
-  s.compute = flags.precision == "fp16" ? DType::Float16 : flags.precision == "bf16" ? DType::BFloat16 : DType::Float32;
+  s.compute = precision_type(flags.precision);
   s.level = flags.optimize_given ? flags.optimize : default_level;
   auto t0 = std::chrono::steady_clock::now();
   Model m = load_with_input_shapes(path, flags.input_shape);
