@@ -14,6 +14,7 @@
 #include "ops/infer_graph.h"
 #include "ops/op.h"
 #include "passes/basic_passes.h"
+#include "passes/cast_nodes.h"
 
 namespace ms::passes {
 namespace {
@@ -34,16 +35,6 @@ void collect_subgraph_reads(const Graph& g, bool inside, std::set<std::string>& 
       for (const auto& sub : a.graphs) collect_subgraph_reads(*sub, true, reads);
     }
   }
-}
-
-Node cast_node(const std::string& name, const std::string& in, const std::string& out, DType to) {
-  Node c;
-  c.op_type = "Cast";
-  c.name = name;
-  c.inputs = {in};
-  c.outputs = {out};
-  c.attrs["to"] = Attribute::of_int(static_cast<int64_t>(to));
-  return c;
 }
 
 Tensor to_half(const Tensor& t, DType half) {
@@ -148,12 +139,7 @@ class HalfForm {
     return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Float64;
   }
 
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int k = 1; taken_.count(name); ++k) name = base + "_" + std::to_string(k);
-    taken_.insert(name);
-    return name;
-  }
+  std::string fresh(const std::string& base) { return fresh_name(base, taken_); }
 
   // A float32 value as a half node reads it: a half copy of a weight, else a Cast.
   std::string half_copy(const std::string& v, bool float_readers) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "passes/basic_passes.h"
+#include "passes/cast_nodes.h"
 
 namespace ms::passes {
 namespace {
@@ -76,23 +77,6 @@ void rename_uses(Model& m, const std::string& from, const std::string& to) {
       for (auto& in : n.inputs)
         if (in == from) in = to;
   });
-}
-
-std::string fresh_name(const std::string& base, std::set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 1; taken.count(name); ++k) name = base + "_" + std::to_string(k);
-  taken.insert(name);
-  return name;
-}
-
-Node cast_node(const std::string& name, const std::string& in, const std::string& out, DType to) {
-  Node c;
-  c.op_type = "Cast";
-  c.name = name;
-  c.inputs = {in};
-  c.outputs = {out};
-  c.attrs["to"] = Attribute::of_int(static_cast<int64_t>(to));
-  return c;
 }
 
 }  // namespace
