@@ -2,7 +2,6 @@
 #include "ops/shape_ops_util.h"
 
 namespace ms {
-namespace {
 
 Shape reshape_target(const Shape& in, const std::vector<int64_t>& spec, bool allowzero, const Node& node) {
   Shape out(spec.size());
@@ -33,6 +32,8 @@ Shape reshape_target(const Shape& in, const std::vector<int64_t>& spec, bool all
   }
   return out;
 }
+
+namespace {
 
 void infer_reshape(InferContext& ctx) {
   const TypeInfo& x = ctx.input_type(0);

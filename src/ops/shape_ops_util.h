@@ -17,6 +17,9 @@ Tensor gather_by_axis_offsets(const Tensor& in, const std::vector<std::vector<in
 
 // A slice start:end:step (numpy semantics, negative indices from the end) clamped to a dim of
 // size `dim`: {first index, element count}.
+// Reshape's output shape for input shape `in` and shape input `spec` (0 copies the input's dim unless
+// `allowzero`, -1 is inferred); an error names the node when it does not fit.
+Shape reshape_target(const Shape& in, const std::vector<int64_t>& spec, bool allowzero, const Node& node);
 std::pair<int64_t, int64_t> clamp_slice(int64_t start, int64_t end, int64_t step, int64_t dim);
 
 // normalize_axis for indexing a dim: also rejects every axis of a rank-0 tensor.

@@ -110,12 +110,17 @@ class Scope {
   std::unordered_map<std::string, Value> values_;
 };
 
-void collect_model_bytes(const Graph& g, std::vector<std::pair<const char*, const char*>>& out) {
-  auto add = [&](const Tensor& t) {
-    if (!t.defined() || !t.raw()) return;
-    const char* b = static_cast<const char*>(t.raw());
-    out.push_back({b, b + std::max<size_t>(t.nbytes(), 1)});
-  };
+using ByteRanges = std::vector<std::pair<const char*, const char*>>;
+
+// The bytes `t` holds (at least one, so that an empty tensor's address still counts).
+void add_range(const Tensor& t, ByteRanges& out) {
+  if (!t.defined() || !t.raw()) return;
+  const char* b = static_cast<const char*>(t.raw());
+  out.push_back({b, b + std::max<size_t>(t.nbytes(), 1)});
+}
+
+void collect_model_bytes(const Graph& g, ByteRanges& out) {
+  auto add = [&](const Tensor& t) { add_range(t, out); };
   for (const auto& [n, t] : g.initializers) add(t);
   for (const auto& node : g.nodes)
     for (const auto& [k, a] : node.attrs) {
@@ -127,7 +132,7 @@ void collect_model_bytes(const Graph& g, std::vector<std::pair<const char*, cons
 }
 
 // Sorts byte ranges and merges those that overlap (tensors may view one another).
-void merge_ranges(std::vector<std::pair<const char*, const char*>>& r) {
+void merge_ranges(ByteRanges& r) {
   std::sort(r.begin(), r.end());
   size_t n = 0;
   for (const auto& x : r) {
@@ -138,7 +143,7 @@ void merge_ranges(std::vector<std::pair<const char*, const char*>>& r) {
 }
 
 // True when `t` starts inside one of the merged byte ranges.
-bool starts_in(const Tensor& t, const std::vector<std::pair<const char*, const char*>>& ranges) {
+bool starts_in(const Tensor& t, const ByteRanges& ranges) {
   const char* p = static_cast<const char*>(t.raw());
   if (!t.defined() || !p || ranges.empty()) return false;
   auto it = std::upper_bound(ranges.begin(), ranges.end(), p, [](const char* x, const auto& r) { return x < r.first; });
@@ -149,16 +154,11 @@ bool starts_in(const Tensor& t, const std::vector<std::pair<const char*, const c
 // Identity, Reshape, Squeeze, a same-type Cast ...) become the caller's own copies: writing into an
 // output must not change the model or an input.
 void own_outputs(std::vector<Value>& outs, const std::vector<Value>& feeds,
-                 const std::vector<std::pair<const char*, const char*>>& model_bytes) {
-  std::vector<std::pair<const char*, const char*>> feed_bytes;
-  auto add = [&](const Tensor& t) {
-    if (!t.defined() || !t.raw()) return;
-    const char* b = static_cast<const char*>(t.raw());
-    feed_bytes.push_back({b, b + std::max<size_t>(t.nbytes(), 1)});
-  };
+                 const ByteRanges& model_bytes) {
+  ByteRanges feed_bytes;
   for (const auto& f : feeds) {
-    add(f.tensor);
-    for (const auto& t : f.sequence) add(t);
+    add_range(f.tensor, feed_bytes);
+    for (const auto& t : f.sequence) add_range(t, feed_bytes);
   }
   merge_ranges(feed_bytes);
   auto own = [&](Tensor& t) {

@@ -2,6 +2,7 @@
 // make on shapes, sample rates and indices: two operands of one integer, float32/float64 or bool
 // type, of the same shape or one of them a single element (broadcast). Other broadcasts, other
 // dtypes and the legacy broadcast attribute stay on the reference.
+#include "ops/kernel_util.h"
 #include "runtime/kernels/fast_kernel.h"
 #include "runtime/kernels/onednn_util.h"
 
@@ -24,19 +25,6 @@ void compare(Cmp op, const T* a, int64_t as, const T* b, int64_t bs, bool* y, in
   }
 }
 
-// The numpy broadcast of two shapes; false when they do not broadcast.
-bool broadcast_shape(const Shape& a, const Shape& b, Shape& out) {
-  const size_t r = std::max(a.size(), b.size());
-  out.assign(r, 1);
-  for (size_t i = 0; i < r; ++i) {
-    const int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    const int64_t z = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (x != z && x != 1 && z != 1) return false;
-    out[i] = x == 1 ? z : x;
-  }
-  return true;
-}
-
 class FastCompare : public FastKernel {
  public:
   explicit FastCompare(Cmp op) : op_(op) {}
@@ -46,8 +34,8 @@ class FastCompare : public FastKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype()) return false;
-    Shape out;
-    if (!broadcast_shape(a.shape(), b.shape(), out)) return false;
+    // Shapes that do not broadcast fail here as on the reference, naming the node.
+    const Shape out = broadcast_shapes({a.shape(), b.shape()}, ctx.node());
     const int64_t n = shape_numel(out);
     // Each operand is either the whole output's shape (stride 1) or one element (stride 0).
     auto stride = [&](const Tensor& t, int64_t& s) {

@@ -1,12 +1,13 @@
 // Reshape, Squeeze, Unsqueeze, Flatten and Identity as views: the output is the input's storage
 // under the new shape, nothing is copied. Attributes are read once, when the node is compiled; the
-// run only computes the shape. Anything the reference rejects (bad axes, a dim that is not 1, a
-// shape that does not fit) is declined so that the reference reports it.
+// run only computes the shape. Bad axes or a squeezed dim that is not 1 are declined so that the
+// reference reports them; Reshape shares the reference's shape rule (reshape_target).
 //
 // Sharing is safe because nothing writes into a tensor it did not allocate: the arena copies a view
 // of an arena value into the view's own slot unless its plan lets the two share bytes
 // (ActivationArena::settle_output), and the session hands a caller its own copy of an output that
 // shares bytes with an initializer, a Constant or a graph input (session.cc).
+#include "ops/shape_ops_util.h"
 #include "runtime/kernels/fast_kernel.h"
 
 namespace ms::rt {
@@ -78,34 +79,12 @@ class FastView : public FastKernel {
     return true;
   }
 
+  // A shape that does not fit fails as on the reference, naming the node.
   bool reshape(const KernelContext& ctx, const Shape& in, Shape& out) const {
     if (!ctx.has_input(1)) return false;  // opset 1's shape attribute: the reference
     Ints spec;
     if (!ints(ctx, 1, spec)) return false;
-    out.resize(static_cast<size_t>(spec.n));
-    int64_t infer_at = -1, known = 1;
-    for (int64_t i = 0; i < spec.n; ++i) {
-      int64_t d = spec.p[i];
-      if (d == 0 && !allowzero_) {
-        if (i >= static_cast<int64_t>(in.size())) return false;
-        d = in[i];
-      } else if (d == -1) {
-        if (infer_at >= 0) return false;
-        infer_at = i;
-        continue;
-      } else if (d < 0) {
-        return false;
-      }
-      out[i] = d;
-      if (__builtin_mul_overflow(known, d, &known)) return false;
-    }
-    const int64_t n = shape_numel(in);
-    if (infer_at >= 0) {
-      if (known == 0 || n % known != 0) return false;
-      out[infer_at] = n / known;
-    } else if (known != n) {
-      return false;
-    }
+    out = reshape_target(in, std::vector<int64_t>(spec.p, spec.p + spec.n), allowzero_, ctx.node());
     return true;
   }
 
